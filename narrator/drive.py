@@ -1,0 +1,154 @@
+"""The one loop that carries out a variant script, shared by every driver.
+
+It keeps the game record and the public bookkeeping; a driver subclass decides
+how each step meets the table: instantly from a scenario file, or in real time
+with a screen, a keypad and a voice.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+
+from narrator.record import GameRecord
+from narrator.rules.answers import Answer
+from narrator.rules.core import (
+    Ask,
+    DealCard,
+    Eliminate,
+    Game,
+    Outcome,
+    Phase,
+    Prompt,
+    Say,
+    Show,
+    Sleep,
+    Step,
+    Timer,
+    Wake,
+)
+from narrator.rules.errors import NarratorError
+from narrator.voice.catalog import Catalog
+
+NIGHT_LIMIT = 30  # SCENARIOS.md: a run stops after night 30 at the latest
+ALREADY_ANSWERED = "already answered"
+
+
+def phase_after_limit(phase: str) -> bool:
+    match = re.fullmatch(r"n(\d+)", phase)
+    return match is not None and int(match.group(1)) > NIGHT_LIMIT
+
+
+class Driver(ABC):
+    """Carry out a game's script; subclasses meet each step at the table."""
+
+    def __init__(self, catalog: Catalog, record: GameRecord, stop_before: str | None = None):
+        self.catalog = catalog
+        self.record = record
+        self.stop_before = stop_before
+        self.phase = "setup"
+
+    def run(self, game: Game) -> Outcome | None:
+        """Play to the end; ``None`` when the run stopped before the end."""
+        reply: Answer | None = None
+        while True:
+            try:
+                step = game.script.send(reply)
+            except StopIteration as stop:
+                outcome: Outcome = stop.value
+                game.finish(outcome)
+                self.record.end(outcome, self.phase)
+                self.finished(outcome)
+                return outcome
+            if isinstance(step, Phase) and (
+                step.id == self.stop_before or phase_after_limit(step.id)
+            ):
+                self.record.end(None, self.phase)
+                return None
+            game.note(step)
+            reply = self.carry_out(step)
+
+    def carry_out(self, step: Step) -> Answer | None:
+        match step:
+            case Phase(id=phase):
+                self.phase = phase
+                self.record.phase(phase)
+                self.enter_phase(phase)
+            case Say(key=key, params=params):
+                text = self.catalog.text(key, params)
+                self.record.say(key, params, text)
+                self.say(key, text)
+            case Wake():
+                self.record.window(step.window, step.seconds)
+                self.wake(step)
+            case Ask(prompt=prompt):
+                return self.ask(prompt)
+            case Show():
+                self.record.secret(step.prompt, step.to, step.secret.shown)
+                self.show(step)
+            case Sleep():
+                self.sleep()
+            case DealCard():
+                self.record.secret(step.prompt, (step.seat,), step.secret.shown)
+                self.deal_card(step)
+            case Timer():
+                self.timer(step)
+            case Eliminate(seat=seat, phase=phase, cause=cause):
+                self.record.eliminated(seat, phase, cause)
+        return None
+
+    def attempt(self, prompt: Prompt, text: str, answered: bool) -> Answer | None:
+        """Judge one attempt: the accepted answer, or None (rejection recorded)."""
+        if answered:
+            self.record.rejected(prompt.id, text, ALREADY_ANSWERED)
+            self.rejected(prompt, text, NarratorError(ALREADY_ANSWERED, "reason.already_answered"))
+            return None
+        try:
+            answer = prompt.accept(text)
+        except NarratorError as error:
+            self.record.rejected(prompt.id, text, str(error))
+            self.rejected(prompt, text, error)
+            return None
+        self.record.accepted(prompt.id, text)
+        return answer
+
+    def expire(self, prompt: Prompt) -> Answer:
+        """No valid answer in time: the rule's documented default (RULES.md 0.3)."""
+        self.record.expired(prompt.id, str(prompt.default))
+        return prompt.default
+
+    def timer_warnings(self, timer: Timer) -> list[tuple[float, str]]:
+        """Spoken warnings of a public timer: (seconds left, line key)."""
+        return [(60.0, "timer.one_minute")] if timer.seconds > 60 else []
+
+    # --- what a driver does at the table ---------------------------------------------
+
+    def enter_phase(self, phase: str) -> None:  # noqa: B027 - optional hook
+        """A new phase begins."""
+
+    @abstractmethod
+    def say(self, key: str, text: str) -> None: ...
+
+    @abstractmethod
+    def wake(self, step: Wake) -> None: ...
+
+    @abstractmethod
+    def ask(self, prompt: Prompt) -> Answer: ...
+
+    @abstractmethod
+    def show(self, step: Show) -> None: ...
+
+    @abstractmethod
+    def sleep(self) -> None: ...
+
+    @abstractmethod
+    def deal_card(self, step: DealCard) -> None: ...
+
+    @abstractmethod
+    def timer(self, step: Timer) -> None: ...
+
+    def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:  # noqa: B027
+        """An attempt was rejected (the table shows it silently)."""
+
+    def finished(self, outcome: Outcome) -> None:  # noqa: B027
+        """The game is over."""

@@ -1,0 +1,100 @@
+"""The game record: every prompt, answer and event, in order, as JSON-able dicts.
+
+Both drivers feed one: the scenario runner turns it into the result of
+SCENARIOS.md, the table host appends each event to the journal file the moment
+it happens (a crash loses nothing that was answered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from narrator.rules.core import Outcome, Param, RoleName
+
+Event = dict[str, Any]
+
+
+def _json_param(value: Param) -> Any:
+    if isinstance(value, RoleName):
+        return {"role": value.id}
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+class GameRecord:
+    """An append-only list of events with an optional sink called on each one."""
+
+    def __init__(self, sink: Callable[[Event], None] | None = None) -> None:
+        self.events: list[Event] = []
+        self._sink = sink
+
+    def add(self, event: str, **fields: Any) -> None:
+        entry: Event = {"event": event, **fields}
+        self.events.append(entry)
+        if self._sink is not None:
+            self._sink(entry)
+
+    def start(self, **fields: Any) -> None:
+        self.add("start", **fields)
+
+    def phase(self, phase: str) -> None:
+        self.add("phase", id=phase)
+
+    def say(self, key: str, params: Mapping[str, Param], text: str) -> None:
+        self.add("say", key=key, params={k: _json_param(v) for k, v in params.items()}, text=text)
+
+    def window(self, prompt: str, seconds: float) -> None:
+        self.add("window", prompt=prompt, seconds=seconds)
+
+    def accepted(self, prompt: str, text: str) -> None:
+        self.add("answer", prompt=prompt, input=text, accepted=True)
+
+    def rejected(self, prompt: str, text: str, reason: str) -> None:
+        self.add("answer", prompt=prompt, input=text, accepted=False, reason=reason)
+
+    def expired(self, prompt: str, value: str) -> None:
+        self.add("expired", prompt=prompt, value=value)
+
+    def secret(self, prompt: str, to: tuple[int, ...], shown: str) -> None:
+        self.add("secret", prompt=prompt, to=list(to), shown=shown)
+
+    def eliminated(self, seat: int, phase: str, cause: str) -> None:
+        self.add("eliminated", seat=seat, phase=phase, cause=cause)
+
+    def end(self, outcome: Outcome | None, last_phase: str) -> None:
+        if outcome is None:
+            self.add("stopped", ended_at=last_phase)
+        else:
+            reveal = {str(seat): role for seat, role in outcome.reveal.items()}
+            self.add(
+                "end",
+                winner=outcome.winner,
+                ended_at=outcome.ended_at,
+                sheriff=outcome.sheriff,
+                reveal=reveal,
+            )
+
+    def result(self, game: str) -> dict[str, Any]:
+        """The scenario contract's result object (SCENARIOS.md, "Result")."""
+        last = next((e for e in reversed(self.events) if e["event"] in {"end", "stopped"}), {})
+        of = self._of
+        return {
+            "game": game,
+            "winner": last.get("winner"),
+            "ended_at": last.get("ended_at"),
+            "eliminated": of("eliminated", "seat", "phase", "cause"),
+            "sheriff": last.get("sheriff"),
+            "rejected": [
+                {"prompt": e["prompt"], "input": e["input"], "reason": e["reason"]}
+                for e in self.events
+                if e["event"] == "answer" and not e["accepted"]
+            ],
+            "secrets": of("secret", "prompt", "to", "shown"),
+            "spoken": [e["text"] for e in self.events if e["event"] == "say"],
+            "windows": of("window", "prompt", "seconds"),
+        }
+
+    def _of(self, event: str, *keys: str) -> list[dict[str, Any]]:
+        return [{k: e[k] for k in keys} for e in self.events if e["event"] == event]

@@ -1,0 +1,213 @@
+"""Answers: what a person types or says at a prompt, parsed into typed values.
+
+The canonical text forms are the ones of the scenario contract: ``"7"``,
+``"none"``, ``"abstain"``, ``"yes"``/``"no"``, lists ``"7 7 7"``,
+``"center 1 3"``, ``"destroy"``, ``"8 2"`` (werewolf 8 explodes during the
+speech of 2) and ``"4 +"`` (start next to seat 4, ascending).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from narrator.rules.errors import BadAnswerText
+
+
+class AnswerKind(StrEnum):
+    SEAT = "seat"
+    SEATS = "seats"
+    CENTER = "center"
+    NOBODY = "none"
+    ABSTAIN = "abstain"
+    YES_NO = "yes/no"
+    COUNT = "count"
+    DESTROY = "destroy"
+    EXPLODE = "explode"
+    ORDER = "order"
+
+
+@dataclass(frozen=True)
+class SeatAnswer:
+    seat: int
+
+    def __str__(self) -> str:
+        return str(self.seat)
+
+
+@dataclass(frozen=True)
+class SeatsAnswer:
+    """Several seats at once; ``None`` stands for a ``none`` entry (a missed shot)."""
+
+    seats: tuple[int | None, ...]
+
+    def __str__(self) -> str:
+        return " ".join("none" if s is None else str(s) for s in self.seats)
+
+
+@dataclass(frozen=True)
+class CenterAnswer:
+    cards: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return "center " + " ".join(str(c) for c in self.cards)
+
+
+@dataclass(frozen=True)
+class Nobody:
+    def __str__(self) -> str:
+        return "none"
+
+
+@dataclass(frozen=True)
+class Abstain:
+    def __str__(self) -> str:
+        return "abstain"
+
+
+@dataclass(frozen=True)
+class YesNo:
+    yes: bool
+
+    def __str__(self) -> str:
+        return "yes" if self.yes else "no"
+
+
+@dataclass(frozen=True)
+class CountAnswer:
+    count: int
+
+    def __str__(self) -> str:
+        return str(self.count)
+
+
+@dataclass(frozen=True)
+class Destroy:
+    def __str__(self) -> str:
+        return "destroy"
+
+
+@dataclass(frozen=True)
+class ExplodeAnswer:
+    wolf: int
+    during: int
+
+    def __str__(self) -> str:
+        return f"{self.wolf} {self.during}"
+
+
+@dataclass(frozen=True)
+class OrderAnswer:
+    anchor: int
+    step: int  # +1 ascending seat numbers, -1 descending
+
+    def __str__(self) -> str:
+        return f"{self.anchor} {'+' if self.step > 0 else '-'}"
+
+
+Answer = (
+    SeatAnswer
+    | SeatsAnswer
+    | CenterAnswer
+    | Nobody
+    | Abstain
+    | YesNo
+    | CountAnswer
+    | Destroy
+    | ExplodeAnswer
+    | OrderAnswer
+)
+
+_WORDS = {"none": AnswerKind.NOBODY, "abstain": AnswerKind.ABSTAIN, "destroy": AnswerKind.DESTROY}
+_YES_NO = {"yes": True, "no": False}
+
+
+def describe(accepts: frozenset[AnswerKind]) -> str:
+    """A short English list of what a prompt takes, for error messages."""
+    texts = {
+        AnswerKind.SEAT: "a seat number",
+        AnswerKind.SEATS: "seat numbers",
+        AnswerKind.CENTER: "'center i j'",
+        AnswerKind.NOBODY: "'none'",
+        AnswerKind.ABSTAIN: "'abstain'",
+        AnswerKind.YES_NO: "'yes' or 'no'",
+        AnswerKind.COUNT: "a number of hands",
+        AnswerKind.DESTROY: "'destroy'",
+        AnswerKind.EXPLODE: "'W S'",
+        AnswerKind.ORDER: "'S +' or 'S -'",
+    }
+    return ", ".join(texts[k] for k in AnswerKind if k in accepts)
+
+
+def _integer(token: str, text: str) -> int:
+    if not token.isdigit():
+        raise BadAnswerText(
+            f"cannot read {text!r}: {token!r} is not a number",
+            "reason.not_a_number",
+            {"token": token},
+        )
+    return int(token)
+
+
+def _seat(token: str, text: str, seat_count: int) -> int:
+    seat = _integer(token, text)
+    if not 1 <= seat <= seat_count:
+        raise BadAnswerText(
+            f"seat {seat} does not exist: this table has seats 1–{seat_count}",
+            "reason.no_such_seat",
+            {"seat": seat, "last": seat_count},
+        )
+    return seat
+
+
+def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> Answer:
+    """Read ``text`` as one of the answer kinds a prompt ``accepts``.
+
+    Raises BadAnswerText naming what was wrong and what the prompt takes.
+    """
+    tokens = text.strip().lower().split()
+    wrong = BadAnswerText(
+        f"{text.strip()!r} is not an answer here: expected {describe(accepts)}",
+        "reason.not_an_answer",
+        {"input": text.strip()},
+    )
+    if not tokens:
+        raise BadAnswerText("empty answer", "reason.empty")
+    head = tokens[0]
+    if len(tokens) == 1 and head in _WORDS:
+        kind = _WORDS[head]
+        if kind not in accepts:
+            raise wrong
+        return {AnswerKind.NOBODY: Nobody(), AnswerKind.ABSTAIN: Abstain()}.get(kind, Destroy())
+    if len(tokens) == 1 and head in _YES_NO:
+        if AnswerKind.YES_NO not in accepts:
+            raise wrong
+        return YesNo(_YES_NO[head])
+    if head == "center":
+        if AnswerKind.CENTER not in accepts:
+            raise wrong
+        if len(tokens) == 1:
+            raise BadAnswerText("'center' needs card numbers: 'center 1 3'", "reason.center_cards")
+        return CenterAnswer(tuple(_integer(t, text) for t in tokens[1:]))
+    if len(tokens) == 2 and tokens[1] in {"+", "-"} and AnswerKind.ORDER in accepts:
+        return OrderAnswer(_seat(head, text, seat_count), 1 if tokens[1] == "+" else -1)
+    if len(tokens) == 1 and head.isdigit():
+        if AnswerKind.COUNT in accepts:
+            return CountAnswer(int(head))
+        if AnswerKind.SEAT in accepts:
+            return SeatAnswer(_seat(head, text, seat_count))
+        if AnswerKind.SEATS in accepts:
+            return SeatsAnswer((_seat(head, text, seat_count),))
+        raise wrong
+    if len(tokens) == 2 and AnswerKind.EXPLODE in accepts:
+        return ExplodeAnswer(_seat(tokens[0], text, seat_count), _seat(tokens[1], text, seat_count))
+    if AnswerKind.SEATS in accepts and all(t == "none" or t.isdigit() for t in tokens):
+        return SeatsAnswer(tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens))
+    if all(t.isdigit() for t in tokens):
+        raise wrong
+    bad = next((t for t in tokens if not t.isdigit() and t not in {"none", "+", "-"}), tokens[0])
+    raise BadAnswerText(
+        f"cannot read {text.strip()!r}: {bad!r} is not a seat number or a known word",
+        "reason.not_an_answer",
+        {"input": text.strip()},
+    )

@@ -1,0 +1,334 @@
+"""The vocabulary shared by every variant: roles, deals, prompts, table steps, outcomes.
+
+A variant is a generator (its *script*) that yields :data:`Step` values, what
+the table must do next, and receives the accepted :data:`Answer` after each
+:class:`Ask`.  The scenario runner drives a script instantly; the table host
+drives the same script in real time.  Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from narrator.rules.answers import Answer, AnswerKind, parse_answer
+from narrator.rules.errors import ConfigError, IllegalAction
+
+Seat = int
+
+
+@dataclass(frozen=True)
+class Role:
+    id: str
+    team: str
+    evil: bool = False  # counts toward "the evil team" when a composition is validated
+
+
+@dataclass(frozen=True)
+class Deal:
+    """Who holds which card at the start: ``seats[0]`` is seat 1."""
+
+    seats: tuple[str, ...]
+    center: tuple[str, ...] = ()
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    def role_of(self, seat: Seat) -> str:
+        return self.seats[seat - 1]
+
+    def seats_with(self, role: str) -> tuple[Seat, ...]:
+        return tuple(s for s in range(1, self.players + 1) if self.role_of(s) == role)
+
+
+@dataclass(frozen=True)
+class Composition:
+    """How many cards of each role are in the game (players plus centre)."""
+
+    counts: Mapping[str, int]
+    center: int = 0
+
+    def deck(self) -> list[str]:
+        return [role for role, count in self.counts.items() for _ in range(count)]
+
+
+class Switches(BaseModel):
+    """Rule switches of RULES.md section 5; every variant extends this model."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    roles: str | None = Field(None, description="composition override, e.g. 'vampire=3,witch=1'")
+
+
+# --- secrets -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Secret:
+    """Hidden information shown on the screen to the seats entitled to it.
+
+    ``kind`` is ``roles`` (card names), ``seats`` (partners, a victim) or
+    ``token`` (a yes/no style answer such as ``mafia`` / ``not_mafia``).
+    """
+
+    kind: Literal["roles", "seats", "token"]
+    values: tuple[str, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """The scenario contract's one-string form ("werewolf", "seats 1 5")."""
+        if self.kind == "seats":
+            return " ".join(("seats", *self.values))
+        return " ".join(self.values)
+
+    @staticmethod
+    def roles(*roles: str) -> Secret:
+        return Secret("roles", tuple(roles))
+
+    @staticmethod
+    def seats(seats: tuple[Seat, ...]) -> Secret:
+        return Secret("seats", tuple(str(s) for s in seats))
+
+    @staticmethod
+    def token(token: str) -> Secret:
+        return Secret("token", (token,))
+
+
+# --- prompts -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A question the table must answer, with its own legality check.
+
+    ``seats`` answer it (empty = the whole table, e.g. a hand count).
+    ``check`` raises IllegalAction for a parsed answer the rules forbid.
+    ``options`` lists every legal answer text (demo players, property tests).
+    ``default`` is what an expired window means (RULES.md 0.3).
+    """
+
+    id: str
+    seats: tuple[Seat, ...]
+    accepts: frozenset[AnswerKind]
+    seat_count: int
+    default: Answer
+    options: tuple[str, ...]
+    check: Callable[[Answer], None] = field(repr=False, compare=False)
+
+    def accept(self, text: str) -> Answer:
+        """Parse and check one attempt; raise a NarratorError naming the problem."""
+        answer = parse_answer(text, self.accepts, self.seat_count)
+        self.check(answer)
+        return answer
+
+
+def forbid(message: str, key: str, **params: object) -> IllegalAction:
+    return IllegalAction(message, key, params)
+
+
+# --- steps of a script ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoleName:
+    """A line parameter that the catalog turns into the role's spoken name."""
+
+    id: str
+
+
+Param = int | str | tuple[int, ...] | RoleName
+
+
+@dataclass(frozen=True)
+class Say:
+    """Speak one catalog line aloud (public)."""
+
+    key: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase (``n1``, ``d1``) begins."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Open a timed wake window; it always lasts ``seconds`` in full.
+
+    ``seats`` are the players awake in it (possibly none: a card in the centre,
+    a dead hidden role). Nothing about ``seats`` may reach the public channel.
+    """
+
+    window: str
+    seconds: float
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Wait for an accepted answer to ``prompt`` (inside a window: until it ends)."""
+
+    prompt: Prompt
+
+
+@dataclass(frozen=True)
+class Show:
+    """Show a secret to ``to`` on the screen, inside the current wake window."""
+
+    prompt: str
+    to: tuple[Seat, ...]
+    secret: Secret
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Close the current wake window after its full length and clear the screen."""
+
+
+@dataclass(frozen=True)
+class DealCard:
+    """One seat looks at its card: the screen shows it only on that player's key."""
+
+    prompt: str
+    seat: Seat
+    secret: Secret
+
+
+@dataclass(frozen=True)
+class Timer:
+    """A public timer (discussion, speech); the table may end it early."""
+
+    id: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Eliminate:
+    seat: Seat
+    phase: str
+    cause: str
+
+
+Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate
+
+
+@dataclass(frozen=True)
+class Outcome:
+    winner: str | None
+    ended_at: str
+    reveal: Mapping[Seat, str] = field(default_factory=dict)
+    sheriff: Seat | None = None
+
+
+Script = Generator[Step, Answer | None, Outcome]
+
+
+# --- views -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """What everybody at the table may know."""
+
+    game: str
+    players: int
+    phase: str
+    alive: tuple[Seat, ...]
+    eliminated: tuple[tuple[Seat, str], ...]
+    revealed: Mapping[Seat, str]
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat may know: its own dealt card and what it was shown."""
+
+    seat: Seat
+    dealt: str
+    shown: tuple[Secret, ...]
+
+
+class Game:
+    """One game in progress: its script plus the views of its hidden state."""
+
+    def __init__(self, variant: str, deal: Deal, script: Script) -> None:
+        self.variant = variant
+        self.deal = deal
+        self.script = script
+        self.phase = "setup"
+        self.eliminated: list[tuple[Seat, str]] = []
+        self.revealed: dict[Seat, str] = {}
+        self._shown: dict[Seat, list[Secret]] = {s: [] for s in range(1, deal.players + 1)}
+
+    def note(self, step: Step) -> None:
+        """Follow the public consequences of a step the driver is carrying out."""
+        if isinstance(step, Phase):
+            self.phase = step.id
+        elif isinstance(step, Eliminate):
+            self.eliminated.append((step.seat, step.cause))
+        elif isinstance(step, Show | DealCard):
+            for seat in step.to if isinstance(step, Show) else (step.seat,):
+                self._shown[seat].append(step.secret)
+
+    def finish(self, outcome: Outcome) -> None:
+        self.revealed = dict(outcome.reveal)
+
+    def public_view(self) -> PublicView:
+        gone = {seat for seat, _ in self.eliminated}
+        return PublicView(
+            game=self.variant,
+            players=self.deal.players,
+            phase=self.phase,
+            alive=tuple(s for s in range(1, self.deal.players + 1) if s not in gone),
+            eliminated=tuple(self.eliminated),
+            revealed=dict(self.revealed),
+        )
+
+    def seat_view(self, seat: Seat) -> SeatView:
+        return SeatView(seat, self.deal.role_of(seat), tuple(self._shown[seat]))
+
+
+def parse_roles(text: str, known: Mapping[str, Role]) -> dict[str, int]:
+    """Read a composition override such as ``"vampire=3,witch=1,hunter=1"``."""
+    counts: dict[str, int] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, eq, number = part.partition("=")
+        name = name.strip()
+        if not eq or not number.strip().isdigit():
+            raise ConfigError(f"roles: {part!r} should look like 'role=count'")
+        if name not in known:
+            raise ConfigError(f"roles: unknown role {name!r} (known: {', '.join(known)})")
+        if name in counts:
+            raise ConfigError(f"roles: {name!r} is given twice")
+        counts[name] = int(number)
+    return counts
+
+
+def shuffled_deal(composition: Composition, players: int, rng: random.Random) -> Deal:
+    deck = composition.deck()
+    rng.shuffle(deck)
+    return Deal(tuple(deck[:players]), tuple(deck[players:]))
+
+
+def drive_instantly(script: Script, answer: Callable[[Ask], Answer | None]) -> Outcome:
+    """Run a script with no clock: used by tests that only want the outcome."""
+    reply: Answer | None = None
+    while True:
+        try:
+            step = script.send(reply)
+        except StopIteration as stop:
+            result: Outcome = stop.value
+            return result
+        reply = answer(step) if isinstance(step, Ask) else None
+
+
+AnyScript = Generator[Step, Any, Outcome]

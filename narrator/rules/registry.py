@@ -1,0 +1,73 @@
+"""One registry of variants, looked up by name."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from narrator.rules.core import Composition, Deal, Game, Role, Switches
+from narrator.rules.errors import ConfigError
+
+
+class Variant(Protocol):
+    """What the host and the scenario runner need to know of a game family."""
+
+    name: str
+    roles: Mapping[str, Role]
+    switches: type[Switches]
+    seat_counts: range
+
+    def composition(self, players: int, switches: Switches) -> Composition: ...
+
+    def validate_deal(self, deal: Deal, switches: Switches) -> None: ...
+
+    def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game: ...
+
+
+def _variants() -> dict[str, Variant]:
+    from narrator.rules.onenight import ONENIGHT
+
+    return {ONENIGHT.name: ONENIGHT}
+
+
+PLANNED = ("halloween", "sport_mafia", "alliance")
+
+
+def known_names() -> tuple[str, ...]:
+    return tuple(_variants())
+
+
+def get_variant(name: str) -> Variant:
+    variants = _variants()
+    if name in variants:
+        return variants[name]
+    known = ", ".join(variants)
+    if name in PLANNED:
+        raise ConfigError(f"game {name!r} is not playable yet; playable games: {known}")
+    raise ConfigError(f"unknown game {name!r}; known games: {known}")
+
+
+def check_players(variant: Variant, players: int) -> None:
+    seats = variant.seat_counts
+    if players not in seats:
+        raise ConfigError(
+            f"{variant.name} is played by {seats.start}–{seats.stop - 1} players, not {players}"
+        )
+
+
+def make_switches(variant: Variant, options: Mapping[str, Any]) -> Switches:
+    """Validate rule switches; an unknown key or a bad value is a ConfigError."""
+    try:
+        return variant.switches.model_validate(dict(options))
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "options"
+        if first["type"] == "extra_forbidden":
+            allowed = ", ".join(variant.switches.model_fields)
+            raise ConfigError(
+                f"options.{where}: unknown option for {variant.name} (known: {allowed})"
+            ) from None
+        raise ConfigError(f"options.{where}: {first['msg']}") from None

@@ -1,0 +1,55 @@
+"""Demo players: a fake keyboard that answers like a table of random players.
+
+Used when nobody is at the keyboard (the main job on a headless machine) so the
+whole game still runs, windows and all, with legal answers and the odd mistake.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from narrator.host.ports import ENTER
+from narrator.rules.core import Prompt
+
+
+class DemoKeys:
+    """Types one answer per open prompt after a short think, sometimes a wrong one first."""
+
+    def __init__(self, rng: random.Random, clock_sleep: float = 0.4) -> None:
+        self.rng = rng
+        self.think = clock_sleep
+        self._queue: deque[str] = deque()
+        self._waited = 0.0
+
+    def expect(self, prompt: Prompt | None) -> None:
+        self._queue.clear()
+        self._waited = 0.0
+        if prompt is None:
+            self._queue.extend(ENTER)  # deal steps and timers: just press Enter
+            return
+        if self.rng.random() < 0.15 and prompt.seats:
+            self._queue.extend(str(prompt.seats[0]) + ENTER)  # a typo: choosing oneself
+        self._queue.extend(_keys(self.rng.choice(prompt.options)) + ENTER)
+
+    def read(self, timeout: float) -> str | None:
+        import time
+
+        if not self._queue:
+            time.sleep(max(timeout, 0))
+            return None
+        if self._waited < self.think:
+            pause = min(timeout, self.think - self._waited)
+            time.sleep(max(pause, 0))
+            self._waited += pause
+            return None
+        return self._queue.popleft()
+
+
+def _keys(answer: str) -> str:
+    """What a player types on the keypad for a canonical answer."""
+    if answer == "none":
+        return "0"
+    if answer.startswith("center "):
+        return "*" + answer.removeprefix("center ").replace(" ", "")
+    return answer

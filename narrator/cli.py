@@ -37,18 +37,26 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, default=5, help="number of players")
     play.add_argument("--lang", default="ru", choices=["ru", "en"], help="language of the host")
     play.add_argument("--text", action="store_true", help="terminal text host (no full screen)")
-    play.add_argument("--seed", type=int, default=None, help="seed of the deal (same seed, same game)")
+    play.add_argument(
+        "--seed", type=int, default=None, help="seed of the deal (same seed, same game)"
+    )
     play.add_argument("--window", type=float, default=None, help="length of each wake window, s")
     play.add_argument("--discussion", type=float, default=None, help="discussion length, s")
     play.add_argument(
         "--answer-time", type=float, default=60.0, help="time for each day answer (a vote), s"
     )
     play.add_argument(
-        "--option", "-o", type=_option, action="append", default=[], metavar="KEY=VALUE",
+        "--option",
+        "-o",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="a rule switch of RULES.md section 5, e.g. -o lone_wolf_peek=true",
     )
     play.add_argument(
-        "--demo", action="store_true",
+        "--demo",
+        action="store_true",
         help="play a demo game with random answers (automatic when nobody is at the keyboard)",
     )
     play.add_argument("--record-dir", type=Path, default=None, help="where game records go")

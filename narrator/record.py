@@ -46,7 +46,8 @@ class GameRecord:
         self.add("say", key=key, params={k: _json_param(v) for k, v in params.items()}, text=text)
 
     def window(self, prompt: str, seconds: float) -> None:
-        self.add("window", prompt=prompt, seconds=seconds)
+        whole = float(seconds).is_integer()
+        self.add("window", prompt=prompt, seconds=int(seconds) if whole else seconds)
 
     def accepted(self, prompt: str, text: str) -> None:
         self.add("answer", prompt=prompt, input=text, accepted=True)

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import Deal, DealCard, Prompt, Say, Show, Timer, Wake
+from narrator.rules.core import Deal, DealCard, Prompt, Say, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError
-from narrator.rules.registry import check_players, get_variant, make_switches
+from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
 
 GameName = Literal["onenight", "halloween", "sport_mafia", "alliance"]
@@ -90,9 +90,27 @@ def load_scenario(path: Path) -> ScenarioFile:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     try:
-        return ScenarioFile.model_validate(data)
+        scenario = ScenarioFile.model_validate(data)
     except ValidationError as error:
         raise ConfigError(f"{path}: {_first_problem(error)}") from None
+    try:
+        _prepare(scenario)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}", error.key, error.params) from None
+    return scenario
+
+
+def _prepare(scenario: ScenarioFile) -> tuple[Variant, Switches, Deal]:
+    """Check the game, the options and the deal; each problem names its key."""
+    variant = get_variant(scenario.game)
+    switches = make_switches(variant, scenario.options)
+    deal = scenario.to_deal()
+    try:
+        check_players(variant, deal.players)
+    except ConfigError as error:
+        raise ConfigError(f"deal: {error}", error.key, error.params) from None
+    variant.validate_deal(deal, switches)
+    return variant, switches, deal
 
 
 class ScenarioDriver(Driver):
@@ -150,11 +168,7 @@ class ScenarioDriver(Driver):
 
 def run_scenario(scenario: ScenarioFile) -> tuple[dict[str, Any], list[str]]:
     """Play a scenario; return the contract's result and a readable transcript."""
-    variant = get_variant(scenario.game)
-    switches = make_switches(variant, scenario.options)
-    deal = scenario.to_deal()
-    check_players(variant, deal.players)
-    variant.validate_deal(deal, switches)
+    variant, switches, deal = _prepare(scenario)
     record = GameRecord()
     record.start(game=scenario.game, lang=scenario.lang, seed=scenario.seed)
     driver = ScenarioDriver(scenario, load_catalog(scenario.lang), record)

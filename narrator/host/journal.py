@@ -28,7 +28,9 @@ class Journal:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise ConfigError(f"cannot create the record folder {folder}: {error.strerror}") from None
+            raise ConfigError(
+                f"cannot create the record folder {folder}: {error.strerror}"
+            ) from None
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         self.path = folder / f"{stamp}-{game}.jsonl"
         descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

@@ -243,7 +243,9 @@ class TableDriver(Driver):
                 self.carry_out(Say(warnings.pop(0)[1]))
             minutes, seconds = divmod(int(left + 0.999), 60)
             remaining = f"{minutes}:{seconds:02d}"
-            self.screen.status(f"{bar(left, step.seconds)}  " + self.t("screen.discussion", remaining=remaining))
+            self.screen.status(
+                f"{bar(left, step.seconds)}  " + self.t("screen.discussion", remaining=remaining)
+            )
             key = self.keys.read(min(TICK, left))
             if key == INTERRUPT:
                 self._confirm_stop()

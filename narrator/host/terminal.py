@@ -12,7 +12,7 @@ import select
 import sys
 import time
 from types import TracebackType
-from typing import TextIO
+from typing import Any, TextIO
 
 from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT
 from narrator.rules.core import Prompt
@@ -34,7 +34,7 @@ class Terminal:
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout
-        self._saved: list[object] | None = None
+        self._saved: list[Any] | None = None
         self._fd = -1
         self._status_shown = False
 

@@ -139,8 +139,13 @@ def describe(accepts: frozenset[AnswerKind]) -> str:
     return ", ".join(texts[k] for k in AnswerKind if k in accepts)
 
 
+def _is_number(token: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` cannot read."""
+    return token.isascii() and token.isdigit()
+
+
 def _integer(token: str, text: str) -> int:
-    if not token.isdigit():
+    if not _is_number(token):
         raise BadAnswerText(
             f"cannot read {text!r}: {token!r} is not a number",
             "reason.not_a_number",
@@ -178,7 +183,9 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         kind = _WORDS[head]
         if kind not in accepts:
             raise wrong
-        return {AnswerKind.NOBODY: Nobody(), AnswerKind.ABSTAIN: Abstain()}.get(kind, Destroy())
+        if kind is AnswerKind.NOBODY:
+            return Nobody()
+        return Abstain() if kind is AnswerKind.ABSTAIN else Destroy()
     if len(tokens) == 1 and head in _YES_NO:
         if AnswerKind.YES_NO not in accepts:
             raise wrong
@@ -191,7 +198,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         return CenterAnswer(tuple(_integer(t, text) for t in tokens[1:]))
     if len(tokens) == 2 and tokens[1] in {"+", "-"} and AnswerKind.ORDER in accepts:
         return OrderAnswer(_seat(head, text, seat_count), 1 if tokens[1] == "+" else -1)
-    if len(tokens) == 1 and head.isdigit():
+    if len(tokens) == 1 and _is_number(head):
         if AnswerKind.COUNT in accepts:
             return CountAnswer(int(head))
         if AnswerKind.SEAT in accepts:
@@ -201,13 +208,15 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         raise wrong
     if len(tokens) == 2 and AnswerKind.EXPLODE in accepts:
         return ExplodeAnswer(_seat(tokens[0], text, seat_count), _seat(tokens[1], text, seat_count))
-    if AnswerKind.SEATS in accepts and all(t == "none" or t.isdigit() for t in tokens):
-        return SeatsAnswer(tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens))
-    if all(t.isdigit() for t in tokens):
+    if AnswerKind.SEATS in accepts and all(t == "none" or _is_number(t) for t in tokens):
+        seats = tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens)
+        return SeatsAnswer(seats)
+    bad = next((t for t in tokens if not _is_number(t) and t not in {"none", "+", "-"}), None)
+    if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
         raise wrong
-    bad = next((t for t in tokens if not t.isdigit() and t not in {"none", "+", "-"}), tokens[0])
     raise BadAnswerText(
-        f"cannot read {text.strip()!r}: {bad!r} is not a seat number or a known word",
+        f"cannot read {text.strip()!r}: {bad!r} is not a seat number or a known word; "
+        f"expected {describe(accepts)}",
         "reason.not_an_answer",
         {"input": text.strip()},
     )

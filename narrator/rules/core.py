@@ -303,7 +303,8 @@ def parse_roles(text: str, known: Mapping[str, Role]) -> dict[str, int]:
             continue
         name, eq, number = part.partition("=")
         name = name.strip()
-        if not eq or not number.strip().isdigit():
+        number = number.strip()
+        if not eq or not (number.isascii() and number.isdigit()):
             raise ConfigError(f"roles: {part!r} should look like 'role=count'")
         if name not in known:
             raise ConfigError(f"roles: unknown role {name!r} (known: {', '.join(known)})")

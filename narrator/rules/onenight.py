@@ -350,7 +350,9 @@ class OneNight:
                 f"roles: {sum(counts.values())} special cards do not fit a deck of {cards} "
                 f"({players} players + {sw.center_cards} in the centre)"
             )
-        if counts[WEREWOLF] >= cards - counts[WEREWOLF]:
+        # SCENARIOS.md: an override keeps the evil team smaller than the rest.  The
+        # default table (two wolves) stays playable with a small centre.
+        if sw.roles is not None and counts[WEREWOLF] >= cards - counts[WEREWOLF]:
             raise ConfigError("roles: werewolf cards must be fewer than the others")
         counts[INQUISITOR] = rest
         return Composition(counts, sw.center_cards)

@@ -15,10 +15,17 @@ from narrator.rules.errors import ConfigError
 class Variant(Protocol):
     """What the host and the scenario runner need to know of a game family."""
 
-    name: str
-    roles: Mapping[str, Role]
-    switches: type[Switches]
-    seat_counts: range
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def roles(self) -> Mapping[str, Role]: ...
+
+    @property
+    def switches(self) -> type[Switches]: ...
+
+    @property
+    def seat_counts(self) -> range: ...
 
     def composition(self, players: int, switches: Switches) -> Composition: ...
 
@@ -64,10 +71,13 @@ def make_switches(variant: Variant, options: Mapping[str, Any]) -> Switches:
         return variant.switches.model_validate(dict(options))
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "options"
+        where = ".".join(str(p) for p in first["loc"])
         if first["type"] == "extra_forbidden":
             allowed = ", ".join(variant.switches.model_fields)
             raise ConfigError(
                 f"options.{where}: unknown option for {variant.name} (known: {allowed})"
             ) from None
-        raise ConfigError(f"options.{where}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        # A check across several switches has no single location.
+        place = f"options.{where}" if where else "options"
+        raise ConfigError(f"{place}: {message}") from None

@@ -388,4 +388,4 @@ class OneNight:
         return Game(self.name, deal, night_and_day(deal, _switches(switches)))
 
 
-ONENIGHT = OneNight()
+VARIANT = OneNight()

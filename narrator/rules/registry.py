@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -34,25 +35,37 @@ class Variant(Protocol):
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game: ...
 
 
-def _variants() -> dict[str, Variant]:
-    from narrator.rules.onenight import ONENIGHT
+# Each variant module defines ``VARIANT``; a module not written yet is a planned game.
+_MODULES = {
+    "onenight": "narrator.rules.onenight",
+    "halloween": "narrator.rules.halloween",
+    "sport_mafia": "narrator.rules.sport_mafia",
+    "alliance": "narrator.rules.alliance",
+}
 
-    return {ONENIGHT.name: ONENIGHT}
 
-
-PLANNED = ("halloween", "sport_mafia", "alliance")
+def _load(name: str) -> Variant | None:
+    try:
+        module = importlib.import_module(_MODULES[name])
+    except ModuleNotFoundError as error:
+        if error.name != _MODULES[name]:
+            raise
+        return None
+    variant: Variant = module.VARIANT
+    return variant
 
 
 def known_names() -> tuple[str, ...]:
-    return tuple(_variants())
+    """The playable games, in the order of the registry."""
+    return tuple(name for name in _MODULES if _load(name) is not None)
 
 
 def get_variant(name: str) -> Variant:
-    variants = _variants()
-    if name in variants:
-        return variants[name]
-    known = ", ".join(variants)
-    if name in PLANNED:
+    variant = _load(name) if name in _MODULES else None
+    if variant is not None:
+        return variant
+    known = ", ".join(known_names())
+    if name in _MODULES:
         raise ConfigError(f"game {name!r} is not playable yet; playable games: {known}")
     raise ConfigError(f"unknown game {name!r}; known games: {known}")
 

@@ -1,7 +1,8 @@
 """Line catalogs: every spoken line and screen text, per language, as data.
 
-The catalogs live in ``lines/<lang>.toml`` beside this module; the same keys and
-placeholders exist in every language (a test proves it).
+The catalogs live in ``lines/<lang>/*.toml`` beside this module: ``common.toml``
+plus one file per variant. The same keys and placeholders exist in every
+language (a test proves it); a key defined in two files is an error.
 """
 
 from __future__ import annotations
@@ -67,5 +68,14 @@ class Catalog(BaseModel):
 def load_catalog(lang: str) -> Catalog:
     if lang not in LANGUAGES:
         raise ConfigError(f"unknown language {lang!r}; languages: {', '.join(LANGUAGES)}")
-    data = resources.files("narrator.voice").joinpath("lines", f"{lang}.toml").read_text("utf-8")
-    return Catalog(lang=lang, lines=_flatten(tomllib.loads(data)))
+    folder = resources.files("narrator.voice").joinpath("lines", lang)
+    lines: dict[str, str] = {}
+    for part in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not part.name.endswith(".toml"):
+            continue
+        found = _flatten(tomllib.loads(part.read_text("utf-8")))
+        twice = sorted(found.keys() & lines.keys())
+        if twice:
+            raise ConfigError(f"{lang}/{part.name}: keys defined twice: {', '.join(twice)}")
+        lines.update(found)
+    return Catalog(lang=lang, lines=lines)

@@ -1,0 +1,266 @@
+"""The line catalogs: same keys and placeholders in every language, every emitted key present."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from narrator.drive import Driver
+from narrator.record import GameRecord
+from narrator.rules.answers import Answer
+from narrator.rules.core import (
+    DealCard,
+    Outcome,
+    Prompt,
+    Say,
+    Show,
+    Step,
+    Timer,
+    Wake,
+    shuffled_deal,
+)
+from narrator.rules.errors import NarratorError
+from narrator.rules.onenight import INQUISITION, NOBODY_WINS, ROLES, WEREWOLVES
+from narrator.rules.registry import get_variant, make_switches
+from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
+
+RU = load_catalog("ru")
+EN = load_catalog("en")
+RULES_MD = Path(__file__).resolve().parents[2] / "shared" / "rules" / "RULES.md"
+
+# Attempts that the rules reject, for every reason a onenight prompt can give.
+GARBAGE = (
+    "",
+    "seven",
+    "13",
+    "0",
+    "center",
+    "center x 1",
+    "center 1 1",
+    "center 1 9",
+    "center 1 2 3",
+    "center 1",
+    "abstain",
+    "yes",
+    "7 7",
+    "²",
+)
+
+
+class KeyCollectingDriver(Driver):
+    """Plays a game instantly with random attempts; remembers every line and rejection key."""
+
+    def __init__(self, catalog: Catalog, choose: Callable[[Prompt], list[str]]) -> None:
+        super().__init__(catalog, GameRecord())
+        self.choose = choose
+        self.said: list[tuple[str, Mapping[str, object]]] = []
+        self.reasons: list[tuple[str, Mapping[str, object]]] = []
+        self.winner: str | None = None
+
+    def carry_out(self, step: Step) -> Answer | None:
+        if isinstance(step, Say):
+            self.said.append((step.key, dict(step.params)))
+        return super().carry_out(step)
+
+    def say(self, key: str, text: str) -> None:
+        assert text.strip(), key
+
+    def wake(self, step: Wake) -> None:
+        pass
+
+    def ask(self, prompt: Prompt) -> Answer:
+        accepted: Answer | None = None
+        for text in self.choose(prompt):
+            answer = self.attempt(prompt, text, answered=accepted is not None)
+            if accepted is None:
+                accepted = answer
+        return accepted if accepted is not None else self.expire(prompt)
+
+    def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
+        self.reasons.append((error.key, dict(error.params)))
+
+    def show(self, step: Show) -> None:
+        pass
+
+    def sleep(self) -> None:
+        pass
+
+    def deal_card(self, step: DealCard) -> None:
+        pass
+
+    def timer(self, step: Timer) -> None:
+        for _, key in self.timer_warnings(step):
+            self.carry_out(Say(key))
+
+    def finished(self, outcome: Outcome) -> None:
+        self.winner = outcome.winner
+
+
+def random_attempts(rng: random.Random) -> Callable[[Prompt], list[str]]:
+    cyclic = rng.random() < 0.2  # every player votes for the next one: one vote each
+
+    def choose(prompt: Prompt) -> list[str]:
+        if cyclic and prompt.id.startswith("d1.vote."):
+            return [str(prompt.seats[0] % prompt.seat_count + 1)]
+        pool = [*prompt.options, *GARBAGE, str(prompt.seats[0]) if prompt.seats else "1"]
+        return [rng.choice(pool) for _ in range(rng.choice((0, 1, 1, 2, 3)))]
+
+    return choose
+
+
+def switch_sets() -> list[dict[str, object]]:
+    """Every switch combination that changes what is said or asked, and some other decks."""
+    sets: list[dict[str, object]] = [
+        {
+            "seer_center_count": seer,
+            "lone_wolf_peek": peek,
+            "allow_self_vote": self_vote,
+            "discussion_s": discussion,
+        }
+        for seer, peek, self_vote, discussion in itertools.product(
+            (1, 2, 3), (False, True), (False, True), (300.0, 30.0)
+        )
+    ]
+    return [
+        *sets,
+        {"roles": "werewolf=1", "lone_wolf_peek": True},
+        {"roles": "high_inquisitor=0,spirit=0"},
+        {"center_cards": 5, "seer_center_count": 3, "roles": "werewolf=3"},
+        {"center_cards": 1, "seer_center_count": 1},
+    ]
+
+
+def play_many() -> list[KeyCollectingDriver]:
+    variant = get_variant("onenight")
+    rng = random.Random(20240611)
+    drivers = []
+    for options, players, _ in itertools.product(switch_sets(), range(3, 8), range(4)):
+        sw = make_switches(variant, options)
+        deal = shuffled_deal(variant.composition(players, sw), players, rng)
+        driver = KeyCollectingDriver(RU, random_attempts(rng))
+        driver.run(variant.new_game(deal, sw, rng))
+        drivers.append(driver)
+    return drivers
+
+
+@pytest.fixture(scope="module")
+def games() -> list[KeyCollectingDriver]:
+    return play_many()
+
+
+# --- the catalogs agree -----------------------------------------------------------------------
+
+
+def test_languages() -> None:
+    assert set(LANGUAGES) == {"ru", "en"}
+
+
+def test_same_keys_in_every_language() -> None:
+    assert set(RU.lines) - set(EN.lines) == set(), "missing from en"
+    assert set(EN.lines) - set(RU.lines) == set(), "missing from ru"
+
+
+def test_same_placeholders_per_key() -> None:
+    differ = {
+        key: (sorted(placeholders(RU.lines[key])), sorted(placeholders(EN.lines[key])))
+        for key in RU.lines.keys() & EN.lines.keys()
+        if placeholders(RU.lines[key]) != placeholders(EN.lines[key])
+    }
+    assert differ == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_empty_lines(lang: str) -> None:
+    catalog = load_catalog(lang)
+    assert [key for key, text in catalog.lines.items() if not text.strip()] == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_role_has_a_name(lang: str) -> None:
+    catalog = load_catalog(lang)
+    for role in ROLES:
+        assert catalog.lines.get(f"role.{role}", "").strip(), f"role.{role} in {lang}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_winner_has_a_name(lang: str) -> None:
+    catalog = load_catalog(lang)
+    for winner in (INQUISITION, WEREWOLVES, NOBODY_WINS):
+        assert f"winner.{winner}" in catalog.lines
+
+
+# --- every key the engine emits exists --------------------------------------------------------
+
+
+def test_the_random_games_cover_the_whole_script(games: list[KeyCollectingDriver]) -> None:
+    said = {key for driver in games for key, _ in driver.said}
+    script_keys = {key for key in RU.lines if key.startswith("onenight.")} - {"onenight.title"}
+    assert script_keys - said == set(), "lines of the script never reached by the random games"
+    winners = {driver.winner for driver in games}
+    assert winners == {INQUISITION, WEREWOLVES, NOBODY_WINS}
+
+
+def test_every_spoken_key_is_in_both_catalogs(games: list[KeyCollectingDriver]) -> None:
+    said = {key: params for driver in games for key, params in driver.said}
+    for catalog in (RU, EN):
+        missing = sorted(key for key in said if key not in catalog.lines)
+        assert missing == [], f"missing from {catalog.lang}"
+    for key, params in said.items():
+        assert set(params) == placeholders(RU.lines[key]), key
+
+
+def test_every_rejection_reason_is_in_both_catalogs(games: list[KeyCollectingDriver]) -> None:
+    reasons = {key: params for driver in games for key, params in driver.reasons}
+    assert all(key.startswith("reason.") for key in reasons), sorted(reasons)
+    catalog_reasons = {key for key in RU.lines if key.startswith("reason.")}
+    assert set(reasons) == catalog_reasons, "reasons the random games did (not) reach"
+    for key, params in reasons.items():
+        for catalog in (RU, EN):
+            assert key in catalog.lines, f"{key} missing from {catalog.lang}"
+            assert set(params) == placeholders(catalog.lines[key]), key
+            assert catalog.text(key, params).strip()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_line_renders_in_every_language(lang: str, games: list[KeyCollectingDriver]) -> None:
+    catalog = load_catalog(lang)
+    for driver in games[:: len(games) // 10]:
+        for key, params in driver.said:
+            assert catalog.text(key, params).strip()
+
+
+# --- seed lines are verbatim ------------------------------------------------------------------
+
+SEED_LINES = {
+    "onenight.hi_wake": "Верховный инквизитор видит вещий сон!",
+    "onenight.hi_sleep": "Верховный инквизитор засыпает!",
+    "onenight.wolves_wake": "Просыпаются оборотни!",
+    "onenight.wolves_sleep": "Оборотни засыпают!",
+    "onenight.spirit_wake": "Дух перевоплощается!",
+    "onenight.spirit_sleep": "Дух засыпает!",
+    "onenight.morning": "Наступило утро, и все проснулись",
+    "onenight.vote_time": "Время голосовать",
+    "onenight.win_peace": (
+        "Государство свободно от оборотней, теперь здесь правит мир и спокойствие."
+    ),
+}
+
+
+@pytest.mark.parametrize(("key", "line"), SEED_LINES.items())
+def test_seed_lines_are_verbatim(key: str, line: str) -> None:
+    assert RU.lines[key] == line
+
+
+def test_the_seed_lines_are_all_the_src_v_lines_of_rules_md() -> None:
+    if not RULES_MD.is_file():
+        pytest.skip(f"{RULES_MD} is not beside this checkout")
+    text = RULES_MD.read_text(encoding="utf-8")
+    start = text.index("### 1.3 ")
+    section = text[start : text.index("### 1.8 ", start)]
+    verbatim = set(re.findall(r"\[SRC-V\] «([^»]+)»", section))
+    assert verbatim == set(SEED_LINES.values())

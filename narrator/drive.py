@@ -82,6 +82,7 @@ class Driver(ABC):
                 self.record.window(step.window, step.seconds)
                 self.wake(step)
             case Ask(prompt=prompt):
+                self.record.add("prompt", id=prompt.id, seats=list(prompt.seats))
                 return self.ask(prompt)
             case Show():
                 self.record.secret(step.prompt, step.to, step.secret.shown)
@@ -91,8 +92,10 @@ class Driver(ABC):
             case DealCard():
                 self.record.secret(step.prompt, (step.seat,), step.secret.shown)
                 self.deal_card(step)
-            case Timer():
-                self.timer(step)
+            case Timer(prompt=prompt):
+                if prompt is not None:
+                    self.record.add("prompt", id=prompt.id, seats=list(prompt.seats))
+                return self.timer(step)
             case Eliminate(seat=seat, phase=phase, cause=cause):
                 self.record.eliminated(seat, phase, cause)
         return None
@@ -118,8 +121,13 @@ class Driver(ABC):
         return prompt.default
 
     def timer_warnings(self, timer: Timer) -> list[tuple[float, str]]:
-        """Spoken warnings of a public timer: (seconds left, line key)."""
-        return [(60.0, "timer.one_minute")] if timer.seconds > 60 else []
+        """The warnings a timer of its full length speaks: (seconds left, key), in order."""
+        return sorted(((at, key) for at, key in timer.warnings if timer.seconds > at), reverse=True)
+
+    def confirm(self, timer: Timer, answer: Answer) -> None:
+        """Say aloud that an answer given during a timer was accepted («4 принято»)."""
+        if timer.confirm is not None:
+            self.carry_out(Say(timer.confirm, {"seat": str(answer)}))
 
     # --- what a driver does at the table ---------------------------------------------
 
@@ -145,7 +153,8 @@ class Driver(ABC):
     def deal_card(self, step: DealCard) -> None: ...
 
     @abstractmethod
-    def timer(self, step: Timer) -> None: ...
+    def timer(self, step: Timer) -> Answer | None:
+        """Run a public timer; the accepted answer of its prompt, if it has one."""
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:  # noqa: B027
         """An attempt was rejected (the table shows it silently)."""

@@ -132,6 +132,8 @@ class ScenarioDriver(Driver):
 
     def wake(self, step: Wake) -> None:
         self._line(f"window {step.window}: {step.seconds:g} s, awake {list(step.seats)}")
+        for cue in step.cues:
+            self.carry_out(cue)
 
     def ask(self, prompt: Prompt) -> Answer:
         accepted: Answer | None = None
@@ -157,10 +159,17 @@ class ScenarioDriver(Driver):
     def deal_card(self, step: DealCard) -> None:
         self._line(f"  card for seat {step.seat}: {step.secret.shown}")
 
-    def timer(self, step: Timer) -> None:
-        self._line(f"timer {step.id}: {step.seconds:g} s")
+    def timer(self, step: Timer) -> Answer | None:
+        speaker = f", speaker {step.seat}" if step.seat is not None else ""
+        self._line(f"timer {step.id}: {step.seconds:g} s{speaker}")
+        answer = None
+        if step.prompt is not None:
+            answer = self.ask(step.prompt)
+            if answer != step.prompt.default:
+                self.confirm(step, answer)
         for _, key in self.timer_warnings(step):
             self.carry_out(Say(key))
+        return answer
 
     def finished(self, outcome: Any) -> None:
         self._line(f"winner: {outcome.winner}")

@@ -28,9 +28,13 @@ class DemoKeys:
         if prompt is None:
             self._queue.extend(ENTER)  # deal steps and timers: just press Enter
             return
-        if self.rng.random() < 0.15 and prompt.seats:
+        if self.rng.random() < 0.15 and prompt.seats and prompt.entries == 1:
             self._queue.extend(str(prompt.seats[0]) + ENTER)  # a typo: choosing oneself
-        self._queue.extend(_keys(self.rng.choice(prompt.options)) + ENTER)
+        answer = self.rng.choice(prompt.options)
+        pieces = answer.split() if prompt.entries > 1 else [answer]
+        for piece in pieces:  # several shooters type one entry each
+            self._queue.extend(_keys(piece) + ENTER)
+        self._queue.append(ENTER)  # an empty Enter ends a speech («Спасибо»)
 
     def read(self, timeout: float) -> str | None:
         import time
@@ -48,7 +52,7 @@ class DemoKeys:
 
 def _keys(answer: str) -> str:
     """What a player types on the keypad for a canonical answer."""
-    if answer == "none":
+    if answer in {"none", "abstain"}:
         return "0"
     if answer.startswith("center "):
         return "*" + answer.removeprefix("center ").replace(" ", "")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ from typing import Any
 from narrator.drive import Driver
 from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Screen, Voice
 from narrator.record import GameRecord
-from narrator.rules.answers import Answer
-from narrator.rules.core import DealCard, Outcome, Prompt, Say, Secret, Show, Timer, Wake
+from narrator.rules.answers import Answer, AnswerKind
+from narrator.rules.core import DealCard, Game, Outcome, Prompt, Say, Secret, Show, Timer, Wake
 from narrator.rules.errors import NarratorError
 from narrator.voice.catalog import Catalog
 
@@ -32,11 +33,15 @@ class GameStopped(Exception):
     """The table confirmed that it wants to stop the game."""
 
 
-def keypad_text(typed: str) -> str:
-    """Turn keypad input into an answer text: ``0`` nobody, ``*13`` centre cards 1 and 3."""
+def keypad_text(typed: str, accepts: frozenset[AnswerKind]) -> str:
+    """Turn keypad input into an answer text: ``0`` nobody (or abstain), ``*13`` centre cards."""
     text = typed.strip()
     if text == "0":
-        return "none"
+        return (
+            "abstain"
+            if AnswerKind.ABSTAIN in accepts and AnswerKind.NOBODY not in accepts
+            else "none"
+        )
     if text[:1] in {"*", "c", "C", "."} and text[1:].replace(" ", "").isdigit():
         return "center " + " ".join(text[1:].replace(" ", ""))
     return text
@@ -57,6 +62,18 @@ class TableSettings:
     answer_s: float = 60.0
     demo: bool = False
     record_dir: Path | None = None
+
+
+@dataclass
+class Entry:
+    """The keypad state of one open prompt."""
+
+    prompt: Prompt
+    answered: bool = False
+    typed: str = ""
+    parts: list[str] = field(default_factory=list)
+    reason: str = ""
+    answer: Answer | None = None
 
 
 class TableDriver(Driver):
@@ -80,11 +97,12 @@ class TableDriver(Driver):
         self.clock = clock
         self.answer_s = answer_s
         self._window: Wake | None = None
-        self._window_end = 0.0
-        self._window_prompt: Prompt | None = None
-        self._window_title = ""
+        self._window_start = 0.0
+        self._window_entry: Entry | None = None
+        self._cues: list[tuple[float, Say]] = []
         self._last_line = ""
         self._reason = ""
+        self.game = ""
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -102,72 +120,129 @@ class TableDriver(Driver):
             if key == INTERRUPT:
                 self._confirm_stop()
 
-    # --- wake windows --------------------------------------------------------------------
+    # --- the one input loop ------------------------------------------------------------
 
-    def wake(self, step: Wake) -> None:
-        self._window = step
-        self._window_end = self.clock.now() + step.seconds
-        self._window_prompt = None
-        self._window_title = self._last_line
-        self.keys.expect(None)
-        self.screen.clear()
-        self.screen.line(self._window_title)
-        self.screen.line(self.t("screen.keys"))
-
-    def ask(self, prompt: Prompt) -> Answer:
-        self.record.add("prompt", id=prompt.id, seats=list(prompt.seats))
-        if self._window is not None:
-            self._window_prompt = prompt
-            deadline = self._window_end
-            label = ""
-        else:
-            deadline = self.clock.now() + self.answer_s
-            label = self._label(prompt)
-        self.keys.expect(prompt)
-        typed = ""
-        shown_reason = ""
-        while (left := deadline - self.clock.now()) > 0:
-            self.screen.status(self._status(left, deadline, label, typed, shown_reason))
+    def _run(
+        self,
+        end: float,
+        total: float,
+        label: str,
+        entry: Entry | None,
+        *,
+        stop_on_answer: bool = False,
+        enter_ends: bool = False,
+        warnings: list[tuple[float, str]] | None = None,
+        on_answer: Callable[[Answer], None] | None = None,
+    ) -> None:
+        """Read keys until ``end`` (or an early end); cues and warnings are said on time."""
+        pending = list(warnings or [])
+        while (left := end - self.clock.now()) > 0:
+            self._say_due_cues()
+            while pending and left <= pending[0][0]:
+                self.carry_out(Say(pending.pop(0)[1]))
+            self.screen.status(self._status(left, total, label, entry))
             key = self.keys.read(min(TICK, left))
             if key is None:
                 continue
             if key == INTERRUPT:
                 self._confirm_stop()
+            elif entry is None:
+                if enter_ends and key == ENTER:
+                    break
             elif key == ENTER:
-                if not typed.strip():
+                if not entry.typed.strip():
+                    if enter_ends:
+                        break
                     continue
-                answer = self.attempt(prompt, keypad_text(typed), answered=False)
-                typed = ""
-                if answer is not None:
-                    self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
-                    return answer
-                shown_reason = self._reason
+                accepted = self._enter(entry)
+                if accepted is not None:
+                    self.screen.line(f"{label} {accepted} — {self.t('screen.accepted')}".strip())
+                    if on_answer is not None:
+                        on_answer(accepted)
+                    if stop_on_answer:
+                        break
             elif key == BACKSPACE:
-                typed = typed[:-1]
+                entry.typed = entry.typed[:-1]
             elif key.isprintable():
-                typed += key
-                shown_reason = ""
+                entry.typed += key
+                entry.reason = ""
+        self._say_due_cues()
         self.screen.status("")
-        return self.expire(prompt)
 
-    def _label(self, prompt: Prompt) -> str:
-        if prompt.id.startswith("d") and ".vote." in prompt.id and prompt.seats:
-            return self.t("screen.vote_for", seat=prompt.seats[0])
-        return self.t("screen.answer_for", prompt=prompt.id)
+    def _enter(self, entry: Entry) -> Answer | None:
+        """Take the typed text; the answer if it is newly accepted."""
+        prompt = entry.prompt
+        part = keypad_text(entry.typed, prompt.accepts)
+        entry.typed = ""
+        if prompt.entries > 1 and not entry.answered:
+            entry.parts.append(part)  # one shooter's entry; the answer needs them all
+            if len(entry.parts) < prompt.entries:
+                return None
+            part, entry.parts = " ".join(entry.parts), []
+        answer = self.attempt(prompt, part, answered=entry.answered)
+        if answer is None:
+            entry.reason = self._reason
+            return None
+        entry.answered, entry.answer = True, answer
+        return answer
 
-    def _status(self, left: float, deadline: float, label: str, typed: str, reason: str) -> str:
-        total = self._window.seconds if self._window is not None else self.answer_s
+    def _status(self, left: float, total: float, label: str, entry: Entry | None) -> str:
         parts = [bar(left, total), self.t("screen.remaining", seconds=f"{left:4.1f}")]
         if label:
             parts.append(label)
-        parts.append(self.t("screen.entry", text=typed + "_"))
-        if reason:
-            parts.append(self.t("screen.rejected", reason=reason))
+        if entry is not None:
+            typed = " ".join([*entry.parts, entry.typed])
+            parts.append(self.t("screen.entry", text=typed.strip() + "_"))
+            if entry.reason:
+                parts.append(self.t("screen.rejected", reason=entry.reason))
         return "  ".join(parts)
+
+    def _label(self, prompt: Prompt, game: str) -> str:
+        """The on-screen question: ``prompt.<game>.<action>`` or ``prompt.<action>``."""
+        pieces = prompt.id.split(".")
+        action = pieces[1] if len(pieces) > 1 else prompt.id
+        seat = pieces[2] if len(pieces) > 2 else ""
+        for key in (f"prompt.{game}.{action}", f"prompt.{action}"):
+            if key in self.catalog.lines:
+                return self.t(key, seat=seat)
+        return self.t("screen.answer_for", prompt=prompt.id)
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         """Silent rejection: a reason on screen only, the window keeps running."""
         self._reason = self.t(error.key, **error.params) if error.key else str(error)
+
+    # --- wake windows --------------------------------------------------------------------
+
+    def wake(self, step: Wake) -> None:
+        self._window = step
+        self._window_start = self.clock.now()
+        self._window_entry = None
+        self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
+        self.keys.expect(None)
+        self.screen.clear()
+        self.screen.line(self._last_line)
+        self.screen.line(self.t("screen.keys"))
+
+    def _say_due_cues(self) -> None:
+        while self._cues and self.clock.now() - self._window_start >= self._cues[0][0]:
+            self.carry_out(self._cues.pop(0)[1])
+
+    def _window_end(self) -> float:
+        assert self._window is not None
+        return self._window_start + self._window.seconds
+
+    def ask(self, prompt: Prompt) -> Answer:
+        entry = Entry(prompt)
+        self.keys.expect(prompt)
+        if self._window is not None:
+            self._window_entry = entry
+            end, total, label = self._window_end(), self._window.seconds, ""
+        else:
+            end, total = self.clock.now() + self.answer_s, self.answer_s
+            label = self._label(prompt, self.game)
+        self._run(end, total, label, entry, stop_on_answer=True)
+        self.keys.expect(None)
+        return entry.answer if entry.answer is not None else self.expire(prompt)
 
     def show(self, step: Show) -> None:
         self.screen.line("")
@@ -181,32 +256,16 @@ class TableDriver(Driver):
             if not secret.values:
                 return self.t("screen.secret_lone")
             return self.t("screen.secret_seats", seats=", ".join(secret.values))
-        return self.t("screen.secret_token", token=" ".join(secret.values))
+        return self.t(f"secret.{secret.values[0]}")
 
     def sleep(self) -> None:
         """Run the window to its full length, refusing late answers, then wipe the screen."""
-        answered = self._window_prompt
-        self.keys.expect(None)
-        typed = ""
-        reason = ""
-        while (left := self._window_end - self.clock.now()) > 0:
-            self.screen.status(self._status(left, self._window_end, "", typed, reason))
-            key = self.keys.read(min(TICK, left))
-            if key is None:
-                continue
-            if key == INTERRUPT:
-                self._confirm_stop()
-            elif answered is None:
-                continue  # nobody is awake to answer: input is inert
-            elif key == ENTER and typed.strip():
-                self.attempt(answered, keypad_text(typed), answered=True)
-                typed, reason = "", self._reason
-            elif key == BACKSPACE:
-                typed = typed[:-1]
-            elif key.isprintable():
-                typed += key
+        assert self._window is not None
+        # After an accepted answer the prompt stays "open" only to refuse more input;
+        # with nobody awake (no prompt) every key is inert.
+        self._run(self._window_end(), self._window.seconds, "", self._window_entry)
         self._window = None
-        self._window_prompt = None
+        self._window_entry = None
         self.screen.clear()
         self.screen.line(self.t("screen.asleep"))
 
@@ -233,25 +292,31 @@ class TableDriver(Driver):
         self._wait_enter()
         self.screen.clear()
 
-    def timer(self, step: Timer) -> None:
-        """A public countdown; Enter ends it early. Warnings are spoken on time."""
-        end = self.clock.now() + step.seconds
-        warnings = sorted(self.timer_warnings(step), reverse=True)
+    def timer(self, step: Timer) -> Answer | None:
+        """A public countdown; an empty Enter ends it early («Спасибо»)."""
+        if step.seat is not None:
+            label = self.t("screen.speech", seat=step.seat)
+        else:
+            label = self.t("screen.discussion")
+        entry = Entry(step.prompt) if step.prompt is not None else None
+        self.keys.expect(step.prompt)
+
+        def confirm(answer: Answer) -> None:
+            self.confirm(step, answer)
+
+        self._run(
+            self.clock.now() + step.seconds,
+            step.seconds,
+            label,
+            entry,
+            enter_ends=True,
+            warnings=self.timer_warnings(step),
+            on_answer=confirm,
+        )
         self.keys.expect(None)
-        while (left := end - self.clock.now()) > 0:
-            while warnings and left <= warnings[0][0]:
-                self.carry_out(Say(warnings.pop(0)[1]))
-            minutes, seconds = divmod(int(left + 0.999), 60)
-            remaining = f"{minutes}:{seconds:02d}"
-            self.screen.status(
-                f"{bar(left, step.seconds)}  " + self.t("screen.discussion", remaining=remaining)
-            )
-            key = self.keys.read(min(TICK, left))
-            if key == INTERRUPT:
-                self._confirm_stop()
-            elif key == ENTER:
-                break
-        self.screen.status("")
+        if entry is None:
+            return None
+        return entry.answer if entry.answer is not None else self.expire(entry.prompt)
 
     # --- stopping ----------------------------------------------------------------------------
 
@@ -265,6 +330,10 @@ class TableDriver(Driver):
             if key is not None:
                 self.screen.line(self.t("screen.resumed"))
                 return
+
+    def run(self, game: Game) -> Outcome | None:
+        self.game = game.variant
+        return super().run(game)
 
     def finished(self, outcome: Outcome) -> None:
         winner = self.t(f"winner.{outcome.winner}") if outcome.winner else "—"

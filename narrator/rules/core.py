@@ -119,6 +119,7 @@ class Prompt:
     default: Answer
     options: tuple[str, ...]
     check: Callable[[Answer], None] = field(repr=False, compare=False)
+    entries: int = 1  # separate keypad entries that make one answer ("7 7 7": three shooters)
 
     def accept(self, text: str) -> Answer:
         """Parse and check one attempt; raise a NarratorError naming the problem."""
@@ -165,11 +166,15 @@ class Wake:
 
     ``seats`` are the players awake in it (possibly none: a card in the centre,
     a dead hidden role). Nothing about ``seats`` may reach the public channel.
+    ``cues`` are lines said during the window, one every ``cue_every`` seconds
+    from its start (sport mafia's called numbers).
     """
 
     window: str
     seconds: float
     seats: tuple[Seat, ...]
+    cues: tuple[Say, ...] = ()
+    cue_every: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -202,19 +207,35 @@ class DealCard:
     secret: Secret
 
 
+ONE_MINUTE_LEFT = ((60.0, "timer.one_minute"),)
+
+
 @dataclass(frozen=True)
 class Timer:
-    """A public timer (discussion, speech); the table may end it early."""
+    """A public timer: a discussion, or the speech of ``seat``; the table may end it early.
+
+    ``warnings`` are (seconds left, line key) said while it runs, when the timer is
+    longer than that. A ``prompt`` stays open during the timer (a nomination made
+    in one's own speech); its accepted answer is confirmed aloud with the line
+    ``confirm`` (parameter ``seat``) and returned when the timer ends.
+    """
 
     id: str
     seconds: float
+    seat: Seat | None = None
+    warnings: tuple[tuple[float, str], ...] = ONE_MINUTE_LEFT
+    prompt: Prompt | None = None
+    confirm: str | None = None
 
 
 @dataclass(frozen=True)
 class Eliminate:
+    """A seat leaves the game; ``shown_role`` when its card is turned face up."""
+
     seat: Seat
     phase: str
     cause: str
+    shown_role: str | None = None
 
 
 Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate
@@ -273,12 +294,14 @@ class Game:
             self.phase = step.id
         elif isinstance(step, Eliminate):
             self.eliminated.append((step.seat, step.cause))
+            if step.shown_role is not None:
+                self.revealed[step.seat] = step.shown_role
         elif isinstance(step, Show | DealCard):
             for seat in step.to if isinstance(step, Show) else (step.seat,):
                 self._shown[seat].append(step.secret)
 
     def finish(self, outcome: Outcome) -> None:
-        self.revealed = dict(outcome.reveal)
+        self.revealed.update(outcome.reveal)
 
     def public_view(self) -> PublicView:
         gone = {seat for seat, _ in self.eliminated}

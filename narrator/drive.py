@@ -126,7 +126,11 @@ class Driver(ABC):
 
     def confirm(self, timer: Timer, answer: Answer) -> None:
         """Say aloud that an answer given during a timer was accepted («4 принято»)."""
-        if timer.confirm is not None:
+        if (
+            timer.confirm is not None
+            and timer.prompt is not None
+            and answer != timer.prompt.default
+        ):
             self.carry_out(Say(timer.confirm, {"seat": str(answer)}))
 
     # --- what a driver does at the table ---------------------------------------------

@@ -165,8 +165,7 @@ class ScenarioDriver(Driver):
         answer = None
         if step.prompt is not None:
             answer = self.ask(step.prompt)
-            if answer != step.prompt.default:
-                self.confirm(step, answer)
+            self.confirm(step, answer)
         for _, key in self.timer_warnings(step):
             self.carry_out(Say(key))
         return answer

@@ -25,8 +25,7 @@ from narrator.voice.catalog import Catalog
 _LOGGER = logging.getLogger(__name__)
 
 TICK = 0.1  # how often countdowns are redrawn, seconds
-DEMO_WINDOW_S = 3.0
-DEMO_DISCUSSION_S = 5.0
+DEMO_SECONDS = 3.0
 
 
 class GameStopped(Exception):
@@ -74,6 +73,7 @@ class Entry:
     parts: list[str] = field(default_factory=list)
     reason: str = ""
     answer: Answer | None = None
+    presses: dict[int, int] = field(default_factory=dict)  # cue slot -> Space presses
 
 
 class TableDriver(Driver):
@@ -100,8 +100,10 @@ class TableDriver(Driver):
         self._window_start = 0.0
         self._window_entry: Entry | None = None
         self._cues: list[tuple[float, Say]] = []
+        self._cue_seats: list[str] = []
         self._last_line = ""
         self._reason = ""
+        self._collecting = False
         self.game = ""
 
     def t(self, key: str, **params: object) -> str:
@@ -112,7 +114,8 @@ class TableDriver(Driver):
     def say(self, key: str, text: str) -> None:
         self._last_line = text
         self.voice.say(text)
-        self._discard_keys()
+        if not self._collecting:  # a cue or a warning said while keys are being read
+            self._discard_keys()
 
     def _discard_keys(self) -> None:
         """Wrong-time input is inert: read and drop whatever was typed."""
@@ -136,6 +139,27 @@ class TableDriver(Driver):
     ) -> None:
         """Read keys until ``end`` (or an early end); cues and warnings are said on time."""
         pending = list(warnings or [])
+        self._collecting = True
+        try:
+            self._read_until(
+                end, total, label, entry, pending, stop_on_answer, enter_ends, on_answer
+            )
+        finally:
+            self._collecting = False
+        self._say_due_cues()
+        self.screen.status("")
+
+    def _read_until(
+        self,
+        end: float,
+        total: float,
+        label: str,
+        entry: Entry | None,
+        pending: list[tuple[float, str]],
+        stop_on_answer: bool,
+        enter_ends: bool,
+        on_answer: Callable[[Answer], None] | None,
+    ) -> None:
         while (left := end - self.clock.now()) > 0:
             self._say_due_cues()
             while pending and left <= pending[0][0]:
@@ -149,6 +173,10 @@ class TableDriver(Driver):
             elif entry is None:
                 if enter_ends and key == ENTER:
                     break
+            elif entry.prompt.calls:
+                if key == " " and not entry.answered and self._cue_seats:
+                    slot = len(self._cue_seats) - len(self._cues) - 1
+                    entry.presses[slot] = entry.presses.get(slot, 0) + 1
             elif key == ENTER:
                 if not entry.typed.strip():
                     if enter_ends:
@@ -166,8 +194,6 @@ class TableDriver(Driver):
             elif key.isprintable():
                 entry.typed += key
                 entry.reason = ""
-        self._say_due_cues()
-        self.screen.status("")
 
     def _enter(self, entry: Entry) -> Answer | None:
         """Take the typed text; the answer if it is newly accepted."""
@@ -218,6 +244,7 @@ class TableDriver(Driver):
         self._window_start = self.clock.now()
         self._window_entry = None
         self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
+        self._cue_seats = [str(cue.params.get("seat", "")) for cue in step.cues]
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
@@ -242,7 +269,21 @@ class TableDriver(Driver):
             label = self._label(prompt, self.game)
         self._run(end, total, label, entry, stop_on_answer=True)
         self.keys.expect(None)
+        if prompt.calls:
+            self._take_calls(entry)
         return entry.answer if entry.answer is not None else self.expire(prompt)
+
+    def _take_calls(self, entry: Entry) -> None:
+        """Shots by Space on a called number: a hit needs every press in one slot (0.5)."""
+        shooters = entry.prompt.entries
+        if not entry.presses:
+            return
+        slots = [slot for slot, count in entry.presses.items() if count]
+        if len(slots) == 1 and entry.presses[slots[0]] == shooters and slots[0] >= 0:
+            text = " ".join([self._cue_seats[slots[0]]] * shooters)
+        else:
+            text = " ".join(["none"] * shooters)
+        entry.answer = self.attempt(entry.prompt, text, answered=False)
 
     def show(self, step: Show) -> None:
         self.screen.line("")
@@ -294,10 +335,9 @@ class TableDriver(Driver):
 
     def timer(self, step: Timer) -> Answer | None:
         """A public countdown; an empty Enter ends it early («Спасибо»)."""
-        if step.seat is not None:
-            label = self.t("screen.speech", seat=step.seat)
-        else:
-            label = self.t("screen.discussion")
+        action = step.id.split(".")[1] if "." in step.id else step.id
+        key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
+        label = self.t(key, seat=step.seat or "")
         entry = Entry(step.prompt) if step.prompt is not None else None
         self.keys.expect(step.prompt)
 
@@ -353,9 +393,10 @@ def play_at_table(settings: TableSettings) -> int:
     variant = get_variant(settings.game)
     check_players(variant, settings.players)
     options = dict(settings.options)
-    if settings.demo:
-        options.setdefault("window_s", DEMO_WINDOW_S)
-        options.setdefault("discussion_s", DEMO_DISCUSSION_S)
+    if settings.demo:  # every window, speech and timer short, unless given
+        for name, spec in variant.switches.model_fields.items():
+            if name.endswith("_s") and isinstance(spec.default, int | float):
+                options.setdefault(name, min(float(spec.default), DEMO_SECONDS))
     switches = make_switches(variant, options)
     catalog = load_catalog(settings.lang)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -120,6 +120,7 @@ class Prompt:
     options: tuple[str, ...]
     check: Callable[[Answer], None] = field(repr=False, compare=False)
     entries: int = 1  # separate keypad entries that make one answer ("7 7 7": three shooters)
+    calls: bool = False  # answered by pressing Space as the window's cues call each seat
 
     def accept(self, text: str) -> Answer:
         """Parse and check one attempt; raise a NarratorError naming the problem."""
@@ -249,7 +250,9 @@ class Outcome:
     sheriff: Seat | None = None
 
 
-Script = Generator[Step, Answer | None, Outcome]
+T = TypeVar("T")
+Flow = Generator[Step, Answer | None, T]  # a part of a script that returns a T
+Script = Flow[Outcome]
 
 
 # --- views -----------------------------------------------------------------------

@@ -1,0 +1,512 @@
+"""«Свердловск Мафия Клуб» (RULES.md section 3): ten-seat sport mafia.
+
+Night 0 deals the cards and lets the mafia meet; every later night the black
+players shoot together and the Don and the Sheriff check; every day has
+one-minute speeches with nominations, a hand vote, perhaps a perestrelka.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import Field
+
+from narrator.rules.answers import Answer, AnswerKind, CountAnswer, Nobody, SeatAnswer, SeatsAnswer
+from narrator.rules.core import (
+    Ask,
+    Composition,
+    Deal,
+    DealCard,
+    Eliminate,
+    Flow,
+    Game,
+    Outcome,
+    Phase,
+    Prompt,
+    Role,
+    RoleName,
+    Say,
+    Script,
+    Seat,
+    Secret,
+    Show,
+    Sleep,
+    Switches,
+    Timer,
+    Wake,
+    forbid,
+)
+from narrator.rules.errors import ConfigError
+
+CIVILIAN = "civilian"
+SHERIFF = "sheriff"
+MAFIA = "mafia"
+DON = "don"
+
+ROLES: Mapping[str, Role] = {
+    CIVILIAN: Role(CIVILIAN, "red"),
+    SHERIFF: Role(SHERIFF, "red"),
+    MAFIA: Role(MAFIA, "black", evil=True),
+    DON: Role(DON, "black", evil=True),
+}
+COMPOSITION = {CIVILIAN: 6, SHERIFF: 1, MAFIA: 2, DON: 1}
+SEATS = 10
+RED, BLACK = "red", "black"
+TEN_SECONDS_LEFT = ((10.0, "timer.ten_seconds"),)
+
+
+class SportMafiaSwitches(Switches):
+    call_dead_roles: bool = Field(True, description="call a dead Don / Sheriff with a full pause")
+    night0_sheriff_call: bool = Field(False, description="the sheriff looks at the table, night 0")
+    single_candidate_day1_skip: bool = Field(True, description="a lone day-1 nominee is not voted")
+    unvoted_to_last: bool = Field(True, description="unvoted hands go to the last candidate")
+    allow_self_nomination: bool = Field(False, description="a speaker may nominate himself")
+    perestrelka_subset_loop: bool = Field(
+        False, description="a smaller second tie gets new defences and a revote"
+    )
+    shooting: Literal["enter", "call"] = Field("enter", description="how the mafia shoots (0.5)")
+    speech_s: float = Field(60, gt=0, le=600, description="day speech, seconds")
+    last_word_s: float = Field(30, gt=0, le=600, description="last word, seconds")
+    defence_s: float = Field(30, gt=0, le=600, description="perestrelka defence, seconds")
+    meeting_s: float = Field(60, gt=0, le=600, description="night-0 mafia meeting, seconds")
+    check_s: float = Field(10, gt=0, le=120, description="Don / Sheriff check window, seconds")
+    shot_call_s: float = Field(1.5, gt=0, le=10, description="pause per called number, seconds")
+
+
+def _switches(switches: Switches) -> SportMafiaSwitches:
+    assert isinstance(switches, SportMafiaSwitches)
+    return switches
+
+
+def is_black(role: str) -> bool:
+    return ROLES[role].team == BLACK
+
+
+# --- resolution: plain functions -------------------------------------------------------
+
+
+def shot_hits(entries: Sequence[Seat | None], shooters: int, living: Iterable[Seat]) -> Seat | None:
+    """The seat hit, if every living black player shot the same living seat (3.4)."""
+    if len(entries) != shooters or shooters == 0:
+        return None
+    targets = set(entries)
+    if len(targets) != 1:
+        return None
+    (target,) = targets
+    return target if target is not None and target in set(living) else None
+
+
+def winner_of(roles: Sequence[str], living: Iterable[Seat]) -> str | None:
+    """Red wins with no black left; black wins when black >= red (3.9). Red first."""
+    alive = list(living)
+    black = sum(1 for seat in alive if is_black(roles[seat - 1]))
+    red = len(alive) - black
+    if black == 0:
+        return RED
+    if black >= red:
+        return BLACK
+    return None
+
+
+def leaders(tally: Mapping[Seat, int]) -> tuple[Seat, ...]:
+    """Candidates with the most hands (in the tally's order); none when nobody got a hand."""
+    top = max(tally.values(), default=0)
+    if top == 0:
+        return ()
+    return tuple(seat for seat, hands in tally.items() if hands == top)
+
+
+def all_leave(for_hands: int, living: int) -> bool:
+    """«ЗА» must be more than «ПРОТИВ»; a split keeps everyone in (3.8-4)."""
+    return for_hands > living - for_hands
+
+
+def first_speaker(previous_first: Seat | None, living: Sequence[Seat]) -> Seat:
+    """Day 1 from seat 1; later days from the seat after the previous first speaker."""
+    start = 1 if previous_first is None else previous_first % SEATS + 1
+    for step in range(SEATS):
+        seat = (start - 1 + step) % SEATS + 1
+        if seat in living:
+            return seat
+    raise ValueError("nobody is alive")
+
+
+def speaking_order(first: Seat, living: Sequence[Seat]) -> list[Seat]:
+    return [seat for step in range(SEATS) if (seat := (first - 1 + step) % SEATS + 1) in living]
+
+
+# --- prompts -----------------------------------------------------------------------------
+
+
+def _seat_prompt(
+    prompt_id: str,
+    seat: Seat,
+    living: Sequence[Seat],
+    *,
+    allow_self: bool = False,
+    taken: Sequence[Seat] = (),
+    taken_reason: str = "already nominated",
+) -> Prompt:
+    def check(answer: Answer) -> None:
+        if not isinstance(answer, SeatAnswer):
+            return
+        if answer.seat == seat and not allow_self:
+            raise forbid("you cannot choose yourself", "reason.self")
+        if answer.seat not in living:
+            raise forbid(f"seat {answer.seat} is out of the game", "reason.dead", seat=answer.seat)
+        if answer.seat in taken:
+            raise forbid(taken_reason, "reason.already_nominated", seat=answer.seat)
+
+    options = [str(s) for s in living if (allow_self or s != seat) and s not in taken]
+    return Prompt(
+        id=prompt_id,
+        seats=(seat,),
+        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
+        seat_count=SEATS,
+        default=Nobody(),
+        options=(*options, "none"),
+        check=check,
+    )
+
+
+def shoot_prompt(
+    night: int, shooters: Sequence[Seat], living: Sequence[Seat], calls: bool = False
+) -> Prompt:
+    count = len(shooters)
+
+    def check(answer: Answer) -> None:
+        entries = answer.seats if isinstance(answer, SeatsAnswer) else ()
+        if isinstance(answer, Nobody):
+            return
+        if len(entries) != count:
+            raise forbid(
+                f"enter one shot per living black player: {count}, not {len(entries)}",
+                "reason.shots",
+                count=count,
+            )
+        for seat in entries:
+            if seat is not None and seat not in living:
+                raise forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
+
+    options = [" ".join([str(s)] * count) for s in living]
+    if count > 1:
+        options.append(" ".join(str(s) for s in (list(living) * count)[:count]))
+    return Prompt(
+        id=f"n{night}.shoot",
+        seats=tuple(shooters),
+        accepts=frozenset({AnswerKind.SEATS, AnswerKind.NOBODY}),
+        seat_count=SEATS,
+        default=Nobody(),
+        options=(*options, " ".join(["none"] * count)),
+        check=check,
+        entries=max(count, 1),
+        calls=calls,
+    )
+
+
+def count_prompt(prompt_id: str, most: int) -> Prompt:
+    """A number of raised hands, at most ``most`` (the voters who have not voted yet)."""
+
+    def check(answer: Answer) -> None:
+        if isinstance(answer, CountAnswer) and answer.count > most:
+            raise forbid(
+                f"{answer.count} hands: only {most} players can still vote",
+                "reason.too_many_hands",
+                count=answer.count,
+                most=most,
+            )
+
+    return Prompt(
+        id=prompt_id,
+        seats=(),
+        accepts=frozenset({AnswerKind.COUNT}),
+        seat_count=SEATS,
+        default=CountAnswer(0),
+        options=tuple(str(n) for n in range(most + 1)),
+        check=check,
+    )
+
+
+# --- the script -----------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """The hidden and public state of one sport-mafia game."""
+
+    roles: tuple[str, ...]
+    sw: SportMafiaSwitches
+    alive: list[Seat] = field(default_factory=lambda: list(range(1, SEATS + 1)))
+    first: Seat | None = None  # the previous day's first speaker
+
+    def seats_with(self, *roles: str) -> tuple[Seat, ...]:
+        return tuple(s for s in range(1, SEATS + 1) if self.roles[s - 1] in roles)
+
+    def living_black(self) -> tuple[Seat, ...]:
+        return tuple(s for s in self.alive if is_black(self.roles[s - 1]))
+
+    def winner(self) -> str | None:
+        return winner_of(self.roles, self.alive)
+
+
+def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
+    table = Table(deal.seats, sw)
+
+    yield Phase("n0")
+    yield Say("sport.night_falls")
+    for seat in range(1, SEATS + 1):
+        yield Say("sport.take_card", {"seat": seat})
+        yield DealCard(f"deal.{seat}", seat, Secret.roles(table.roles[seat - 1]))
+    yield Say("sport.night_goes_on")
+    yield Say("sport.mafia_wake")
+    black = table.seats_with(MAFIA, DON)
+    yield Wake("n0.mafia", sw.meeting_s, black)
+    yield Show("n0.mafia", black, Secret.seats(black))
+    yield Sleep()
+    yield Say("sport.mafia_sleep")
+    if sw.night0_sheriff_call:
+        yield Say("sport.sheriff_look")
+        yield Wake("n0.sheriff", sw.check_s, table.seats_with(SHERIFF))
+        yield Sleep()
+        yield Say("sport.sheriff_look_sleep")
+
+    day = 1
+    shot: Seat | None = None
+    while True:
+        phase = f"d{day}"
+        yield Phase(phase)
+        if day == 1:
+            yield Say("sport.day_one")
+        else:
+            ended = yield from morning(table, shot, day - 1)
+            if ended is not None:
+                return ended
+        ended = yield from day_of(table, day)
+        if ended is not None:
+            return ended
+        shot = yield from night_of(table, day)
+        day += 1
+
+
+def finish(table: Table, winner: str, phase: str) -> Script:
+    yield Say(f"sport.win_{winner}")
+    for seat in range(1, SEATS + 1):
+        yield Say("reveal.seat", {"seat": seat, "role": RoleName(table.roles[seat - 1])})
+    return Outcome(winner, phase, reveal={s: table.roles[s - 1] for s in range(1, SEATS + 1)})
+
+
+def morning(table: Table, shot: Seat | None, night: int) -> Flow[Outcome | None]:
+    """Announce the night's shot; the victim's last word unless the game is over."""
+    if shot is None:
+        yield Say("sport.good_morning")
+        return None
+    yield Say("sport.bad_morning", {"seat": shot})
+    table.alive.remove(shot)
+    yield Eliminate(shot, f"n{night}", "shot")
+    winner = table.winner()
+    if winner is not None:
+        outcome = yield from finish(table, winner, f"d{night + 1}")
+        return outcome
+    yield from last_words(table, [shot], night + 1)
+    return None
+
+
+def last_words(table: Table, seats: Sequence[Seat], day: int) -> Flow[None]:
+    for seat in seats:
+        yield Say("sport.last_word", {"seat": seat})
+        yield Timer(f"d{day}.last_word.{seat}", table.sw.last_word_s, seat, TEN_SECONDS_LEFT)
+    return None
+
+
+def day_of(table: Table, day: int) -> Flow[Outcome | None]:
+    """Speeches with nominations, then the vote; returns the Outcome if the game ends."""
+    sw = table.sw
+    first = first_speaker(table.first, table.alive)
+    table.first = first
+    nominated: list[Seat] = []
+    for speaker in speaking_order(first, table.alive):
+        yield Say("sport.floor", {"seat": speaker})
+        prompt = _seat_prompt(
+            f"d{day}.nominate.{speaker}",
+            speaker,
+            table.alive,
+            allow_self=sw.allow_self_nomination,
+            taken=tuple(nominated),
+        )
+        answer = yield Timer(
+            f"d{day}.speech.{speaker}",
+            sw.speech_s,
+            speaker,
+            TEN_SECONDS_LEFT,
+            prompt=prompt,
+            confirm="sport.accepted",
+        )
+        if isinstance(answer, SeatAnswer):
+            nominated.append(answer.seat)
+
+    if not nominated:
+        yield Say("sport.no_candidates")
+        return None
+    yield Say("sport.candidates", {"seats": tuple(nominated)})
+    if len(nominated) == 1:
+        if day == 1 and sw.single_candidate_day1_skip:
+            yield Say("sport.single_day1")
+            return None
+        outcome = yield from leave(table, nominated, day, "voted")
+        return outcome
+
+    tally = yield from hand_vote(table, nominated, day, "vote")
+    top = leaders(tally)
+    if not top:
+        yield Say("sport.nobody_leaves")
+        return None
+    while len(top) > 1:
+        yield Say("sport.perestrelka", {"seats": tuple(sorted(top))})
+        for seat in sorted(top):
+            yield Say("sport.defence", {"seat": seat})
+            yield Timer(f"d{day}.defence.{seat}", sw.defence_s, seat, TEN_SECONDS_LEFT)
+        tally = yield from hand_vote(table, list(top), day, "revote")
+        again = leaders(tally)
+        if len(again) == 1:
+            top = again
+            break
+        if not again:
+            yield Say("sport.nobody_leaves")
+            return None
+        if sw.perestrelka_subset_loop and len(again) < len(top):
+            top = again
+            continue
+        yield Say("sport.all_leave_question")
+        hands = yield Ask(count_prompt(f"d{day}.all_leave", len(table.alive)))
+        count = hands.count if isinstance(hands, CountAnswer) else 0
+        if not all_leave(count, len(table.alive)):
+            yield Say("sport.all_stay")
+            return None
+        outcome = yield from leave(table, sorted(again), day, "all_leave")
+        return outcome
+    outcome = yield from leave(table, list(top), day, "voted")
+    return outcome
+
+
+def hand_vote(
+    table: Table, candidates: Sequence[Seat], day: int, action: str
+) -> Flow[dict[Seat, int]]:
+    """Hands for each candidate in nomination order; with ``unvoted_to_last`` the last
+    candidate gets every hand not raised before."""
+    voters = len(table.alive)
+    tally: dict[Seat, int] = {}
+    for index, seat in enumerate(candidates):
+        left = voters - sum(tally.values())
+        if table.sw.unvoted_to_last and index == len(candidates) - 1:
+            tally[seat] = left
+            yield Say("sport.rest_of_hands", {"seat": seat, "count": left})
+            break
+        yield Say("sport.who_is_for", {"seat": seat})
+        hands = yield Ask(count_prompt(f"d{day}.{action}.{seat}", left))
+        tally[seat] = hands.count if isinstance(hands, CountAnswer) else 0
+    return tally
+
+
+def leave(table: Table, seats: Sequence[Seat], day: int, cause: str) -> Flow[Outcome | None]:
+    """Seats leave by day; the win check first, then the last words (C-11)."""
+    for seat in sorted(seats):
+        yield Say("sport.leaves", {"seat": seat})
+        table.alive.remove(seat)
+        yield Eliminate(seat, f"d{day}", cause)
+    winner = table.winner()
+    if winner is not None:
+        outcome = yield from finish(table, winner, f"d{day}")
+        return outcome
+    yield from last_words(table, sorted(seats), day)
+    return None
+
+
+def night_of(table: Table, night: int) -> Flow[Seat | None]:
+    """Shooting, the Don's and the Sheriff's checks; returns the seat hit, if any."""
+    sw = table.sw
+    living = tuple(table.alive)
+    yield Phase(f"n{night}")
+    yield Say("sport.night_falls")
+    yield Say("sport.mafia_walks")
+    shooters = table.living_black()
+    cues = tuple(Say("sport.number", {"seat": seat}) for seat in living)
+    yield Wake(f"n{night}.shoot", sw.shot_call_s * len(living), shooters, cues, sw.shot_call_s)
+    shots = yield Ask(shoot_prompt(night, shooters, living, sw.shooting == "call"))
+    entries = shots.seats if isinstance(shots, SeatsAnswer) else ()
+    yield Sleep()
+    yield Say("sport.mafia_thanks")
+
+    for role, wake_key, sleep_key, token in (
+        (DON, "sport.don_wake", "sport.don_sleep", _don_token),
+        (SHERIFF, "sport.sheriff_wake", "sport.sheriff_sleep", _sheriff_token),
+    ):
+        holder = table.seats_with(role)
+        awake = tuple(s for s in holder if s in living)
+        if not awake and not sw.call_dead_roles:
+            continue
+        yield Say(wake_key)
+        yield Wake(f"n{night}.{role}", sw.check_s, awake)
+        for seat in awake:
+            check = yield Ask(_seat_prompt(f"n{night}.{role}", seat, living))
+            if isinstance(check, SeatAnswer):
+                shown = token(table.roles[check.seat - 1])
+                yield Show(f"n{night}.{role}", (seat,), Secret.token(shown))
+        yield Sleep()
+        yield Say(sleep_key)
+
+    yield Say("sport.morning_comes")
+    return shot_hits(entries, len(shooters), living)
+
+
+def _don_token(role: str) -> str:
+    return "sheriff" if role == SHERIFF else "not_sheriff"
+
+
+def _sheriff_token(role: str) -> str:
+    return "mafia" if is_black(role) else "not_mafia"
+
+
+# --- the variant ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SportMafia:
+    name: str = "sport_mafia"
+    roles: Mapping[str, Role] = field(default_factory=lambda: ROLES)
+    switches: type[Switches] = SportMafiaSwitches
+    seat_counts: range = range(SEATS, SEATS + 1)
+
+    def composition(self, players: int, switches: Switches) -> Composition:
+        if _switches(switches).roles is not None:
+            raise ConfigError(
+                "options.roles: sport_mafia has a fixed composition "
+                "(6 civilians, sheriff, 2 mafia, don)"
+            )
+        return Composition(dict(COMPOSITION))
+
+    def validate_deal(self, deal: Deal, switches: Switches) -> None:
+        if deal.center:
+            raise ConfigError("deal.center: sport_mafia has no centre cards")
+        for seat, role in enumerate(deal.seats, start=1):
+            if role not in ROLES:
+                raise ConfigError(
+                    f"deal.{seat}: unknown role {role!r} (sport_mafia roles: {', '.join(ROLES)})"
+                )
+        expected = self.composition(deal.players, switches).counts
+        for role, count in expected.items():
+            seats = deal.seats_with(role)
+            if len(seats) != count:
+                listed = ", ".join(str(s) for s in seats) or "none"
+                raise ConfigError(
+                    f"deal: {len(seats)} {role!r} (seats {listed}); the game has {count}"
+                )
+
+    def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
+        del rng  # sport mafia has no chance once the cards are dealt
+        return Game(self.name, deal, game_script(deal, _switches(switches)))
+
+
+VARIANT = SportMafia()

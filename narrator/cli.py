@@ -33,8 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="host a game at the table")
-    play.add_argument("game", help="which game: onenight")
-    play.add_argument("--players", type=int, default=5, help="number of players")
+    play.add_argument("game", help="which game: onenight, sport_mafia, ... (see `narrator games`)")
+    play.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="number of players (default: the middle of the game's range; sport_mafia: 10)",
+    )
     play.add_argument("--lang", default="ru", choices=["ru", "en"], help="language of the host")
     play.add_argument("--text", action="store_true", help="terminal text host (no full screen)")
     play.add_argument(

@@ -54,7 +54,7 @@ def bar(left: float, total: float, width: int = 20) -> str:
 @dataclass
 class TableSettings:
     game: str
-    players: int
+    players: int | None = None
     lang: str = "ru"
     seed: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
@@ -391,7 +391,9 @@ def play_at_table(settings: TableSettings) -> int:
     from narrator.voice.catalog import load_catalog
 
     variant = get_variant(settings.game)
-    check_players(variant, settings.players)
+    seats = variant.seat_counts
+    players = settings.players if settings.players is not None else (seats.start + seats.stop) // 2
+    check_players(variant, players)
     options = dict(settings.options)
     if settings.demo:  # every window, speech and timer short, unless given
         for name, spec in variant.switches.model_fields.items():
@@ -401,14 +403,14 @@ def play_at_table(settings: TableSettings) -> int:
     catalog = load_catalog(settings.lang)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
-    deal = shuffled_deal(variant.composition(settings.players, switches), settings.players, rng)
+    deal = shuffled_deal(variant.composition(players, switches), players, rng)
     journal = Journal(settings.record_dir or default_record_dir(), variant.name)
     record = GameRecord(journal.append)
     record.start(
         game=variant.name,
         lang=settings.lang,
         seed=seed,
-        players=settings.players,
+        players=players,
         options=switches.model_dump(),
         deal={"seats": list(deal.seats), "center": list(deal.center)},
     )

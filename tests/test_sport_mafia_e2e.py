@@ -1,0 +1,114 @@
+"""End to end: ten players play sport mafia through a real pseudo-terminal.
+
+Night 0 dealing and the meeting, day 1 with nominations typed during one's own
+speech (one rejected), a hand vote (one count rejected), a last word, then night 1
+with the shooting entered by every black player and both checks; the test stops
+the game with Ctrl-C after the morning and checks the record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+CLEAR_SCROLLBACK = "\x1b[3J"
+ROLE_NAMES = {"Мирный житель": "civilian", "Шериф": "sheriff", "Мафия": "mafia", "Дон": "don"}
+
+
+def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
+    options = [
+        "speech_s=4", "last_word_s=1", "defence_s=1", "meeting_s=1", "check_s=4",
+        "shot_call_s=0.6",
+    ]
+    command = [
+        "-m", "narrator.cli", "play", "sport_mafia", "--players", "10", "--text", "--seed", "2",
+        "--record-dir", str(tmp_path), "--answer-time", "20",
+    ]
+    for option in options:
+        command += ["-o", option]
+    child = pexpect.spawn(sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200))
+
+    child.expect("Наступает ночь")
+    roles: dict[int, str] = {}
+    for seat in range(1, 11):
+        child.expect(rf"Игрок номер {seat}, возьмите карту.")
+        child.expect("Enter")
+        child.send("\r")
+        child.expect(r"Ваша карта: (.+?) <<<")
+        roles[seat] = ROLE_NAMES[child.match.group(1)]
+        child.send("\r")
+        child.expect(re.escape(CLEAR_SCROLLBACK))
+    assert sorted(roles.values()).count("civilian") == 6
+    black = [s for s, r in roles.items() if r in {"mafia", "don"}]
+    civilians = [s for s, r in roles.items() if r == "civilian" and s not in {1, 2}]
+    don = next(s for s, r in roles.items() if r == "don")
+    sheriff = next(s for s, r in roles.items() if r == "sheriff")
+
+    child.expect("А у нас продолжается ночь!")
+    child.expect("Просыпается мафия")
+    child.expect(r">>> .+ <<<")  # the meeting: partners on screen
+    child.expect("Мафия засыпает")
+    child.expect("Доброе утро. Наступает первый день.")
+
+    first, second = civilians[0], civilians[1]
+    for speaker in range(1, 11):
+        child.expect(rf"Слово игроку номер {speaker}\.")
+        child.expect("Enter без цифр")
+        if speaker == 1:
+            child.send(f"{first}\r")
+            child.expect(rf"{first} принято")
+        elif speaker == 2:
+            child.send(f"{first}\r")
+            child.expect(rf"игрок номер {first} уже выставлен")
+            child.send(f"{second}\r")
+            child.expect(rf"{second} принято")
+        child.send("\r")  # «Спасибо»: the speech ends early
+
+    child.expect(rf"На голосование выставлены игроки номер {first}, {second}\.")
+    child.expect(rf"Кто за то, чтобы игрок номер {first} покинул игру\?")
+    child.send("11\r")
+    child.expect("11 рук: проголосовать могут только 10")
+    child.send("6\r")
+    child.expect(rf"Остальные голоса, 4, получает игрок номер {second}\.")
+    child.expect(rf"Игрок номер {first} покидает игру\.")
+    child.expect(rf"Последнее слово игрока номер {first}\.")
+
+    child.expect("Наступает ночь")
+    child.expect("Внимание Мафия! Мафия проходит мимо игроков...")
+    target = civilians[2]
+    for _ in black:
+        child.send(f"{target}\r")
+    child.expect(r"— Принято")
+    child.expect("Спасибо Мафия! Мафия засыпает")
+    child.expect("Просыпается Дон, Дон ищет Шерифа")
+    child.expect("Цифры")
+    child.send(f"{sheriff}\r")
+    child.expect(r">>> Шериф <<<")
+    child.expect("Спасибо Дон! Дон засыпает")
+    child.expect("Просыпается Шериф, Шериф ищет Мафию")
+    child.expect("Цифры")
+    child.send(f"{don}\r")
+    child.expect(r">>> Мафия <<<")
+    child.expect("Спасибо Шериф! Шериф засыпает")
+    child.expect(rf"Утро у нас не доброе, нас покидает игрок номер {target}\.")
+    child.expect(rf"Последнее слово игрока номер {target}\.")
+    child.send("\x03")
+    child.expect("Прервать игру")
+    child.send("y")
+    child.expect(r"Протокол игры: (\S+)")
+    record = Path(child.match.group(1))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+
+    events = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
+    gone = [(e["seat"], e["phase"], e["cause"]) for e in events if e["event"] == "eliminated"]
+    assert gone == [(first, "d1", "voted"), (target, "n1", "shot")]
+    secrets = [(e["prompt"], e["shown"]) for e in events if e["event"] == "secret"]
+    assert ("n1.don", "sheriff") in secrets and ("n1.sheriff", "mafia") in secrets
+    windows = [e["prompt"] for e in events if e["event"] == "window"]
+    assert windows == ["n0.mafia", "n1.shoot", "n1.don", "n1.sheriff"]

@@ -112,3 +112,35 @@ def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
     assert ("n1.don", "sheriff") in secrets and ("n1.sheriff", "mafia") in secrets
     windows = [e["prompt"] for e in events if e["event"] == "window"]
     assert windows == ["n0.mafia", "n1.shoot", "n1.don", "n1.sheriff"]
+
+
+def test_call_shooting_with_space_on_the_called_number(tmp_path: Path) -> None:
+    """`shooting = "call"`: every black player presses Space while the target is called."""
+    command = [
+        "-m", "narrator.cli", "play", "sport_mafia", "--text", "--seed", "2", "--lang", "en",
+        "--record-dir", str(tmp_path), "-o", 'shooting="call"', "-o", "speech_s=1",
+        "-o", "meeting_s=1", "-o", "check_s=1", "-o", "shot_call_s=1",
+    ]
+    child = pexpect.spawn(sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200))
+    names = {"Civilian": "civilian", "Sheriff": "sheriff", "Mafia": "mafia", "Don": "don"}
+    roles: dict[int, str] = {}
+    for seat in range(1, 11):
+        child.expect(rf"Player number {seat}, take your card.")
+        child.expect("Enter")
+        child.send("\r")
+        child.expect(r"Your card: (.+?) <<<")
+        roles[seat] = names[child.match.group(1)]
+        child.send("\r")
+    shooters = sum(1 for r in roles.values() if r in {"mafia", "don"})
+    target = next(s for s, r in roles.items() if r == "civilian")
+    child.expect("Nobody is nominated")
+    child.expect(r"Attention, Mafia! The Mafia passes by the players\.\.\.")
+    child.expect(rf"» {target}…")
+    child.send(" " * shooters)
+    child.expect(rf"This morning is not good: player number {target} leaves us\.")
+    child.send("\x03")
+    child.expect("Stop the game")
+    child.send("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130

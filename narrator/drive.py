@@ -95,6 +95,9 @@ class Driver(ABC):
             case Timer(prompt=prompt):
                 if prompt is not None:
                     self.record.add("prompt", id=prompt.id, seats=list(prompt.seats))
+                if step.interrupt is not None:
+                    interrupt = step.interrupt
+                    self.record.add("prompt", id=interrupt.id, seats=list(interrupt.seats))
                 return self.timer(step)
             case Eliminate(seat=seat, phase=phase, cause=cause):
                 self.record.eliminated(seat, phase, cause)

@@ -18,7 +18,7 @@ from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import Deal, DealCard, Prompt, Say, Show, Switches, Timer, Wake
-from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.errors import ConfigError, NarratorError, NotNow
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
 
@@ -120,6 +120,10 @@ class ScenarioDriver(Driver):
         super().__init__(catalog, record, scenario.stop_before)
         self.scenario = scenario
         self.transcript: list[str] = []
+        self._used: dict[str, int] = {}  # prompt id -> attempts already played
+
+    def _unused(self, prompt_id: str) -> list[str]:
+        return self.scenario.attempts(prompt_id)[self._used.get(prompt_id, 0) :]
 
     def _line(self, text: str) -> None:
         self.transcript.append(f"[{self.phase}] {text}")
@@ -137,7 +141,9 @@ class ScenarioDriver(Driver):
 
     def ask(self, prompt: Prompt) -> Answer:
         accepted: Answer | None = None
-        for text in self.scenario.attempts(prompt.id):
+        attempts = self._unused(prompt.id)
+        self._used[prompt.id] = self._used.get(prompt.id, 0) + len(attempts)
+        for text in attempts:
             answer = self.attempt(prompt, text, answered=accepted is not None)
             if answer is not None:
                 accepted = answer
@@ -146,6 +152,21 @@ class ScenarioDriver(Driver):
             accepted = self.expire(prompt)
             self._line(f"  {prompt.id}: no valid answer, taken as {accepted}")
         return accepted
+
+    def _interrupt(self, prompt: Prompt) -> Answer | None:
+        """The next unused attempt, if it is meant for this moment (else it waits)."""
+        attempts = self._unused(prompt.id)
+        if not attempts:
+            return None
+        try:
+            prompt.accept(attempts[0])
+        except NotNow:
+            return None
+        except NarratorError:
+            pass  # a wrong attempt is rejected below, at the first moment it could apply
+        self._used[prompt.id] = self._used.get(prompt.id, 0) + 1
+        answer = self.attempt(prompt, attempts[0], answered=False)
+        return answer if answer is not None else self._interrupt(prompt)
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         self._line(f"  {prompt.id} ← {text!r}: rejected ({error})")
@@ -162,6 +183,11 @@ class ScenarioDriver(Driver):
     def timer(self, step: Timer) -> Answer | None:
         speaker = f", speaker {step.seat}" if step.seat is not None else ""
         self._line(f"timer {step.id}: {step.seconds:g} s{speaker}")
+        if step.interrupt is not None:
+            interrupted = self._interrupt(step.interrupt)
+            if interrupted is not None:
+                self._line(f"  {step.id} interrupted: {interrupted}")
+                return interrupted
         answer = None
         if step.prompt is not None:
             answer = self.ask(step.prompt)

@@ -73,11 +73,6 @@ BAD_FILES = {
         ("options.center_cards", "integer"),
     ),
     "unknown_game": ('game = "chess"\nseed = 1\n' + _deal(DEAL), ("game", "onenight")),
-    "game_not_playable_yet": (
-        'game = "halloween"\nseed = 1\n[deal]\n'
-        + "".join(f'{s} = "villager"\n' for s in range(1, 9)),
-        ("halloween", "not playable"),
-    ),
     "unknown_role_id": (
         HEAD + _deal({**DEAL, "3": "seer"}),
         ("deal.3", "unknown role", "seer"),

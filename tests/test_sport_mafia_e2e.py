@@ -21,16 +21,33 @@ ROLE_NAMES = {"Мирный житель": "civilian", "Шериф": "sheriff", 
 
 def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
     options = [
-        "speech_s=4", "last_word_s=1", "defence_s=1", "meeting_s=1", "check_s=4",
+        "speech_s=4",
+        "last_word_s=1",
+        "defence_s=1",
+        "meeting_s=1",
+        "check_s=4",
         "shot_call_s=0.6",
     ]
     command = [
-        "-m", "narrator.cli", "play", "sport_mafia", "--players", "10", "--text", "--seed", "2",
-        "--record-dir", str(tmp_path), "--answer-time", "20",
+        "-m",
+        "narrator.cli",
+        "play",
+        "sport_mafia",
+        "--players",
+        "10",
+        "--text",
+        "--seed",
+        "2",
+        "--record-dir",
+        str(tmp_path),
+        "--answer-time",
+        "20",
     ]
     for option in options:
         command += ["-o", option]
-    child = pexpect.spawn(sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200))
+    child = pexpect.spawn(
+        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
+    )
 
     child.expect("Наступает ночь")
     roles: dict[int, str] = {}
@@ -117,11 +134,31 @@ def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
 def test_call_shooting_with_space_on_the_called_number(tmp_path: Path) -> None:
     """`shooting = "call"`: every black player presses Space while the target is called."""
     command = [
-        "-m", "narrator.cli", "play", "sport_mafia", "--text", "--seed", "2", "--lang", "en",
-        "--record-dir", str(tmp_path), "-o", 'shooting="call"', "-o", "speech_s=1",
-        "-o", "meeting_s=1", "-o", "check_s=1", "-o", "shot_call_s=1",
+        "-m",
+        "narrator.cli",
+        "play",
+        "sport_mafia",
+        "--text",
+        "--seed",
+        "2",
+        "--lang",
+        "en",
+        "--record-dir",
+        str(tmp_path),
+        "-o",
+        'shooting="call"',
+        "-o",
+        "speech_s=1",
+        "-o",
+        "meeting_s=1",
+        "-o",
+        "check_s=1",
+        "-o",
+        "shot_call_s=1",
     ]
-    child = pexpect.spawn(sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200))
+    child = pexpect.spawn(
+        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
+    )
     names = {"Civilian": "civilian", "Sheriff": "sheriff", "Mafia": "mafia", "Don": "don"}
     roles: dict[int, str] = {}
     for seat in range(1, 11):

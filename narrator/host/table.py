@@ -18,7 +18,18 @@ from narrator.drive import Driver
 from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Screen, Voice
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer, AnswerKind
-from narrator.rules.core import DealCard, Game, Outcome, Prompt, Say, Secret, Show, Timer, Wake
+from narrator.rules.core import (
+    DealCard,
+    Game,
+    Outcome,
+    Prompt,
+    Say,
+    Seat,
+    Secret,
+    Show,
+    Timer,
+    Wake,
+)
 from narrator.rules.errors import NarratorError
 from narrator.voice.catalog import Catalog
 
@@ -67,13 +78,16 @@ class TableSettings:
 class Entry:
     """The keypad state of one open prompt."""
 
-    prompt: Prompt
+    prompt: Prompt | None
     answered: bool = False
     typed: str = ""
     parts: list[str] = field(default_factory=list)
     reason: str = ""
     answer: Answer | None = None
     presses: dict[int, int] = field(default_factory=dict)  # cue slot -> Space presses
+    interrupt: Prompt | None = None  # typed as "*" + seat, e.g. a werewolf exploding
+    speaker: Seat | None = None
+    interrupted: Answer | None = None
 
 
 class TableDriver(Driver):
@@ -173,13 +187,17 @@ class TableDriver(Driver):
             elif entry is None:
                 if enter_ends and key == ENTER:
                     break
-            elif entry.prompt.calls:
+            elif entry.prompt is not None and entry.prompt.calls:
                 if key == " " and not entry.answered and self._cue_seats:
                     slot = len(self._cue_seats) - len(self._cues) - 1
                     entry.presses[slot] = entry.presses.get(slot, 0) + 1
             elif key == ENTER:
                 if not entry.typed.strip():
                     if enter_ends:
+                        break
+                    continue
+                if entry.interrupt is not None and entry.typed.strip().startswith("*"):
+                    if self._interrupt(entry):
                         break
                     continue
                 accepted = self._enter(entry)
@@ -195,9 +213,25 @@ class TableDriver(Driver):
                 entry.typed += key
                 entry.reason = ""
 
+    def _interrupt(self, entry: Entry) -> bool:
+        """``*8`` during the speech of 2 is the interrupt answer ``8 2``; True if accepted."""
+        assert entry.interrupt is not None
+        text = f"{entry.typed.strip()[1:].strip()} {entry.speaker}"
+        entry.typed = ""
+        answer = self.attempt(entry.interrupt, text, answered=False)
+        if answer is None:
+            entry.reason = self._reason
+            return False
+        entry.interrupted = answer
+        self.screen.line(f"{text} — {self.t('screen.accepted')}")
+        return True
+
     def _enter(self, entry: Entry) -> Answer | None:
         """Take the typed text; the answer if it is newly accepted."""
         prompt = entry.prompt
+        if prompt is None:
+            entry.typed = ""
+            return None
         part = keypad_text(entry.typed, prompt.accepts)
         entry.typed = ""
         if prompt.entries > 1 and not entry.answered:
@@ -270,12 +304,12 @@ class TableDriver(Driver):
         self._run(end, total, label, entry, stop_on_answer=True)
         self.keys.expect(None)
         if prompt.calls:
-            self._take_calls(entry)
+            self._take_calls(prompt, entry)
         return entry.answer if entry.answer is not None else self.expire(prompt)
 
-    def _take_calls(self, entry: Entry) -> None:
+    def _take_calls(self, prompt: Prompt, entry: Entry) -> None:
         """Shots by Space on a called number: a hit needs every press in one slot (0.5)."""
-        shooters = entry.prompt.entries
+        shooters = prompt.entries
         if not entry.presses:
             return
         slots = [slot for slot, count in entry.presses.items() if count]
@@ -283,7 +317,7 @@ class TableDriver(Driver):
             text = " ".join([self._cue_seats[slots[0]]] * shooters)
         else:
             text = " ".join(["none"] * shooters)
-        entry.answer = self.attempt(entry.prompt, text, answered=False)
+        entry.answer = self.attempt(prompt, text, answered=False)
 
     def show(self, step: Show) -> None:
         self.screen.line("")
@@ -338,7 +372,9 @@ class TableDriver(Driver):
         action = step.id.split(".")[1] if "." in step.id else step.id
         key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
         label = self.t(key, seat=step.seat or "")
-        entry = Entry(step.prompt) if step.prompt is not None else None
+        entry: Entry | None = None
+        if step.prompt is not None or step.interrupt is not None:
+            entry = Entry(step.prompt, interrupt=step.interrupt, speaker=step.seat)
         self.keys.expect(step.prompt)
 
         def confirm(answer: Answer) -> None:
@@ -355,6 +391,10 @@ class TableDriver(Driver):
         )
         self.keys.expect(None)
         if entry is None:
+            return None
+        if entry.interrupted is not None:
+            return entry.interrupted
+        if entry.prompt is None:
             return None
         return entry.answer if entry.answer is not None else self.expire(entry.prompt)
 

@@ -219,6 +219,10 @@ class Timer:
     longer than that. A ``prompt`` stays open during the timer (a nomination made
     in one's own speech); its accepted answer is confirmed aloud with the line
     ``confirm`` (parameter ``seat``) and returned when the timer ends.
+    ``interrupt`` is a second prompt open meanwhile (a werewolf's self-explosion,
+    answered ``"W S"`` with S the speaker); its accepted answer ends the timer at
+    once and is returned instead. Its check raises NotNow for an answer meant for
+    another speech: the scenario runner keeps that attempt for later.
     """
 
     id: str
@@ -227,6 +231,7 @@ class Timer:
     warnings: tuple[tuple[float, str], ...] = ONE_MINUTE_LEFT
     prompt: Prompt | None = None
     confirm: str | None = None
+    interrupt: Prompt | None = None
 
 
 @dataclass(frozen=True)

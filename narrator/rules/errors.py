@@ -30,3 +30,7 @@ class IllegalAction(NarratorError):
 
 class ConfigError(NarratorError):
     """An unknown option, a bad value, a deal or composition that does not fit."""
+
+
+class NotNow(IllegalAction):
+    """An answer meant for another moment ("explode during the speech of 7")."""

@@ -65,6 +65,40 @@ def _parser() -> argparse.ArgumentParser:
         help="play a demo game with random answers (automatic when nobody is at the keyboard)",
     )
     play.add_argument("--record-dir", type=Path, default=None, help="where game records go")
+    _sound_options(play)
+
+    demo = commands.add_parser(
+        "demo", help="a narrated game answered by random players, to the speakers or a WAV file"
+    )
+    demo.add_argument("game", help="which game (see `narrator games`)")
+    demo.add_argument("--players", type=int, default=None, help="number of players")
+    demo.add_argument("--lang", default="ru", choices=["ru", "en"])
+    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--output", type=Path, default=None, help="render to this WAV file")
+    demo.add_argument(
+        "--option",
+        "-o",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule switch",
+    )
+    demo.add_argument("--record-dir", type=Path, default=None, help="where game records go")
+    _sound_options(demo)
+
+    commands.add_parser("voices", help="list the system voices per language")
+    voice = commands.add_parser("voice", help="speech: pre-render lines, record a voice pack")
+    voice_commands = voice.add_subparsers(dest="voice_command", required=True)
+    build = voice_commands.add_parser("build", help="render every line that is not cached yet")
+    build.add_argument("--lang", default="ru", choices=["ru", "en"])
+    build.add_argument("--variant", default=None, help="only this game's lines")
+    build.add_argument("--voice", default=None, help="a system voice id (see `narrator voices`)")
+    build.add_argument("--rate", type=int, default=None, help="words per minute")
+    record = voice_commands.add_parser("record", help="record your own voice pack, line by line")
+    record.add_argument("--lang", default="ru", choices=["ru", "en"])
+    record.add_argument("--pack", required=True, help="name of the voice pack")
+    record.add_argument("--variant", default=None, help="only this game's lines")
 
     scenario = commands.add_parser("scenario", help="headless scenario files (SCENARIOS.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
@@ -74,6 +108,48 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser("games", help="list the playable games")
     return parser
+
+
+def _sound_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--voice",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ID",
+        help="speak the lines (optionally with this system voice, see `narrator voices`)",
+    )
+    parser.add_argument("--rate", type=int, default=None, help="speech rate, words per minute")
+    parser.add_argument("--voice-pack", default=None, help="prefer this recorded voice pack")
+    parser.add_argument("--no-knocks", action="store_true", help="no knocking sound at night")
+    parser.add_argument("--knock-volume", type=float, default=0.35, help="knock level, 0–1")
+    parser.add_argument("--knock-density", type=float, default=3.0, help="knocks per second")
+    parser.add_argument("--ticks", action="store_true", help="tick in a window's last seconds")
+
+
+def _settings(args: argparse.Namespace, **extra: Any) -> Any:
+    from narrator.app import TableSettings
+
+    if not 0 <= args.knock_volume <= 1:
+        raise NarratorError(f"--knock-volume {args.knock_volume}: expected 0–1")
+    if not 0 <= args.knock_density <= 20:
+        raise NarratorError(f"--knock-density {args.knock_density}: expected 0–20 per second")
+    return TableSettings(
+        game=args.game,
+        players=args.players,
+        lang=args.lang,
+        seed=args.seed,
+        options=dict(args.option),
+        record_dir=args.record_dir,
+        voice=args.voice,
+        rate=args.rate,
+        voice_pack=args.voice_pack,
+        knocks=not args.no_knocks,
+        knock_volume=args.knock_volume,
+        knock_density=args.knock_density,
+        ticks=args.ticks,
+        **extra,
+    )
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -97,24 +173,32 @@ def _games() -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from narrator.host.table import TableSettings, play_at_table
+    from narrator.app import play_at_table
 
-    options = dict(args.option)
+    settings = _settings(args, answer_s=args.answer_time, demo=args.demo or not sys.stdin.isatty())
     if args.window is not None:
-        options["window_s"] = args.window
+        settings.options["window_s"] = args.window
     if args.discussion is not None:
-        options["discussion_s"] = args.discussion
-    settings = TableSettings(
-        game=args.game,
-        players=args.players,
-        lang=args.lang,
-        seed=args.seed,
-        options=options,
-        answer_s=args.answer_time,
-        demo=args.demo or not sys.stdin.isatty(),
-        record_dir=args.record_dir,
-    )
-    return play_at_table(settings)
+        settings.options["discussion_s"] = args.discussion
+    code: int = play_at_table(settings)
+    return code
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from narrator.app import demo
+
+    code: int = demo(_settings(args, output=args.output, answer_s=10.0))
+    return code
+
+
+def _voice(args: argparse.Namespace) -> int:
+    from narrator.voice import commands
+
+    if args.command == "voices":
+        return commands.voices_command(sys.stdout)
+    if args.voice_command == "build":
+        return commands.build_command(args.lang, args.variant, args.voice, args.rate, sys.stdout)
+    return commands.record_command(args.lang, args.pack, args.variant)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -124,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _scenario(args)
         if args.command == "games":
             return _games()
+        if args.command in {"voices", "voice"}:
+            return _voice(args)
+        if args.command == "demo":
+            return _demo(args)
         return _play(args)
     except NarratorError as error:
         print(f"narrator: {error}", file=sys.stderr)

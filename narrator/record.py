@@ -26,12 +26,20 @@ def _json_param(value: Param) -> Any:
 class GameRecord:
     """An append-only list of events with an optional sink called on each one."""
 
-    def __init__(self, sink: Callable[[Event], None] | None = None) -> None:
+    def __init__(
+        self,
+        sink: Callable[[Event], None] | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.events: list[Event] = []
         self._sink = sink
+        self._clock = clock
+        self._zero = clock() if clock is not None else 0.0
 
     def add(self, event: str, **fields: Any) -> None:
         entry: Event = {"event": event, **fields}
+        if self._clock is not None:  # seconds since the start, at a real or virtual table
+            entry["t"] = round(self._clock() - self._zero, 4)
         self.events.append(entry)
         if self._sink is not None:
             self._sink(entry)

@@ -13,3 +13,32 @@ def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     assert not errors, f"ERROR log lines: {[r.getMessage() for r in errors]}"
+
+
+@pytest.fixture(scope="session")
+def pulse_audio() -> Iterator[dict[str, str]]:
+    """A private PulseAudio server with null devices; PortAudio re-scanned to see them."""
+    import os
+
+    from tests.pulse import missing_tools, pulse_server
+
+    problem = missing_tools()
+    if problem is not None:
+        pytest.fail(problem)
+    with pulse_server() as env:
+        saved = {key: os.environ.get(key) for key in env}
+        os.environ.update(env)
+        import sounddevice
+
+        sounddevice._terminate()
+        sounddevice._initialize()
+        try:
+            yield env
+        finally:
+            sounddevice._terminate()
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+            sounddevice._initialize()

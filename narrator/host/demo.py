@@ -9,16 +9,17 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from narrator.host.ports import ENTER
+from narrator.host.ports import ENTER, Clock
 from narrator.rules.core import Prompt
 
 
 class DemoKeys:
     """Types one answer per open prompt after a short think, sometimes a wrong one first."""
 
-    def __init__(self, rng: random.Random, clock_sleep: float = 0.4) -> None:
+    def __init__(self, rng: random.Random, clock: Clock, think: float = 0.4) -> None:
         self.rng = rng
-        self.think = clock_sleep
+        self.clock = clock
+        self.think = think
         self._queue: deque[str] = deque()
         self._waited = 0.0
 
@@ -37,14 +38,12 @@ class DemoKeys:
         self._queue.append(ENTER)  # an empty Enter ends a speech («Спасибо»)
 
     def read(self, timeout: float) -> str | None:
-        import time
-
         if not self._queue:
-            time.sleep(max(timeout, 0))
+            self.clock.sleep(max(timeout, 0))
             return None
         if self._waited < self.think:
             pause = min(timeout, self.think - self._waited)
-            time.sleep(max(pause, 0))
+            self.clock.sleep(max(pause, 0))
             self._waited += pause
             return None
         return self._queue.popleft()

@@ -34,9 +34,24 @@ class Keys(Protocol):
 
 
 class Voice(Protocol):
-    """Something that says a narrator line aloud (or prints it, in text mode)."""
+    """Something that says a narrator line aloud (or prints it, in text mode).
 
-    def say(self, text: str) -> None: ...
+    ``say`` returns when the line has been said to its end.
+    """
+
+    def say(self, key: str, text: str) -> None: ...
+
+
+class Sound(Protocol):
+    """The night's sound: the knock masking bed, ticks."""
+
+    def night(self, on: bool) -> None:
+        """Start (fade in) or stop (fade out, then the dawn chime) the knock bed."""
+        ...
+
+    def tick(self) -> None:
+        """A soft tick in a window's last seconds (if ticks are on)."""
+        ...
 
 
 class Screen(Protocol):

@@ -8,14 +8,12 @@ line; keys pressed when nothing is asked are discarded without a trace.
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from narrator.drive import Driver
-from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Screen, Voice
+from narrator.host.audio import Silence
+from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Screen, Sound, Voice
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer, AnswerKind
 from narrator.rules.core import (
@@ -36,7 +34,7 @@ from narrator.voice.catalog import Catalog
 _LOGGER = logging.getLogger(__name__)
 
 TICK = 0.1  # how often countdowns are redrawn, seconds
-DEMO_SECONDS = 3.0
+TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
 
 
 class GameStopped(Exception):
@@ -60,18 +58,6 @@ def keypad_text(typed: str, accepts: frozenset[AnswerKind]) -> str:
 def bar(left: float, total: float, width: int = 20) -> str:
     filled = round(width * left / total) if total > 0 else 0
     return "█" * filled + "░" * (width - filled)
-
-
-@dataclass
-class TableSettings:
-    game: str
-    players: int | None = None
-    lang: str = "ru"
-    seed: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    answer_s: float = 60.0
-    demo: bool = False
-    record_dir: Path | None = None
 
 
 @dataclass
@@ -103,8 +89,11 @@ class TableDriver(Driver):
         keys: Keys,
         clock: Clock,
         answer_s: float,
+        sound: Sound | None = None,
     ) -> None:
         super().__init__(catalog, record)
+        self.sound: Sound = sound or Silence()
+        self._dawn_pending = False
         self.voice = voice
         self.screen = screen
         self.keys = keys
@@ -127,7 +116,10 @@ class TableDriver(Driver):
 
     def say(self, key: str, text: str) -> None:
         self._last_line = text
-        self.voice.say(text)
+        self.voice.say(key, text)
+        if self._dawn_pending:  # the bed stops after the dawn line
+            self._dawn_pending = False
+            self.sound.night(False)
         if not self._collecting:  # a cue or a warning said while keys are being read
             self._discard_keys()
 
@@ -174,8 +166,12 @@ class TableDriver(Driver):
         enter_ends: bool,
         on_answer: Callable[[Answer], None] | None,
     ) -> None:
+        next_tick = TICKS_FROM
         while (left := end - self.clock.now()) > 0:
             self._say_due_cues()
+            if self._window is not None and left <= next_tick:
+                self.sound.tick()  # the last seconds of a wake window
+                next_tick = float(int(left + 0.999) - 1)
             while pending and left <= pending[0][0]:
                 self.carry_out(Say(pending.pop(0)[1]))
             self.screen.status(self._status(left, total, label, entry))
@@ -284,6 +280,14 @@ class TableDriver(Driver):
         self.screen.line(self._last_line)
         self.screen.line(self.t("screen.keys"))
 
+    def enter_phase(self, phase: str) -> None:
+        """The knock bed starts with the night, before its first wake line."""
+        if phase.startswith("n"):
+            self._dawn_pending = False
+            self.sound.night(True)
+        elif phase.startswith("d"):
+            self._dawn_pending = True
+
     def _say_due_cues(self) -> None:
         while self._cues and self.clock.now() - self._window_start >= self._cues[0][0]:
             self.carry_out(self._cues.pop(0)[1])
@@ -339,6 +343,7 @@ class TableDriver(Driver):
         # After an accepted answer the prompt stays "open" only to refuse more input;
         # with nobody awake (no prompt) every key is inert.
         self._run(self._window_end(), self._window.seconds, "", self._window_entry)
+        self.record.add("window_end", prompt=self._window.window)
         self._window = None
         self._window_entry = None
         self.screen.clear()
@@ -419,65 +424,3 @@ class TableDriver(Driver):
         winner = self.t(f"winner.{outcome.winner}") if outcome.winner else "—"
         self.screen.line("")
         self.screen.line(self.t("screen.winner", winner=winner))
-
-
-def play_at_table(settings: TableSettings) -> int:
-    """Build the table from settings, play one whole game, keep its record."""
-    from narrator.host.demo import DemoKeys
-    from narrator.host.journal import Journal, default_record_dir
-    from narrator.host.terminal import PrintVoice, RealClock, Terminal
-    from narrator.rules.core import shuffled_deal
-    from narrator.rules.registry import check_players, get_variant, make_switches
-    from narrator.voice.catalog import load_catalog
-
-    variant = get_variant(settings.game)
-    seats = variant.seat_counts
-    players = settings.players if settings.players is not None else (seats.start + seats.stop) // 2
-    check_players(variant, players)
-    options = dict(settings.options)
-    if settings.demo:  # every window, speech and timer short, unless given
-        for name, spec in variant.switches.model_fields.items():
-            if name.endswith("_s") and isinstance(spec.default, int | float):
-                options.setdefault(name, min(float(spec.default), DEMO_SECONDS))
-    switches = make_switches(variant, options)
-    catalog = load_catalog(settings.lang)
-    seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)
-    deal = shuffled_deal(variant.composition(players, switches), players, rng)
-    journal = Journal(settings.record_dir or default_record_dir(), variant.name)
-    record = GameRecord(journal.append)
-    record.start(
-        game=variant.name,
-        lang=settings.lang,
-        seed=seed,
-        players=players,
-        options=switches.model_dump(),
-        deal={"seats": list(deal.seats), "center": list(deal.center)},
-    )
-    with Terminal() as terminal:
-        keys: Keys = DemoKeys(random.Random(seed + 1)) if settings.demo else terminal
-        if settings.demo:
-            terminal.line(catalog.text("screen.demo"))
-        driver = TableDriver(
-            catalog,
-            record,
-            voice=PrintVoice(terminal),
-            screen=terminal,
-            keys=keys,
-            clock=RealClock(),
-            answer_s=settings.answer_s,
-        )
-        try:
-            driver.run(variant.new_game(deal, switches, rng))
-        except (GameStopped, KeyboardInterrupt):
-            record.add("aborted", phase=driver.phase)
-            terminal.line(catalog.text("screen.quit"))
-            terminal.line(catalog.text("screen.record", {"path": journal.path}))
-            return 130
-        except Exception as error:
-            record.add("crashed", phase=driver.phase, error=repr(error))
-            raise
-        finally:
-            journal.close()
-        terminal.line(catalog.text("screen.record", {"path": journal.path}))
-    return 0

@@ -137,5 +137,5 @@ class PrintVoice:
     def __init__(self, screen: Terminal) -> None:
         self.screen = screen
 
-    def say(self, text: str) -> None:
+    def say(self, key: str, text: str) -> None:
         self.screen.line(f"» {text}")

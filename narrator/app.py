@@ -1,0 +1,285 @@
+"""Building a table: the composition root's helpers for `play` and `demo`.
+
+Only here (and in cli.py) are the adapters chosen and wired: terminal or demo
+keys, printed or spoken voice, sound card or WAV file, real or virtual clock.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence
+from narrator.host.demo import DemoKeys
+from narrator.host.journal import Journal, default_record_dir
+from narrator.host.ports import Clock, Keys, Sound, Voice
+from narrator.host.table import GameStopped, TableDriver
+from narrator.host.terminal import PrintVoice, RealClock, Terminal
+from narrator.record import GameRecord
+from narrator.rules.core import Deal, Switches, shuffled_deal
+from narrator.rules.errors import ConfigError
+from narrator.rules.registry import Variant, check_players, get_variant, make_switches
+from narrator.sound.mixer import Mixer, MixSettings
+from narrator.sound.output import DeviceOutput, OfflineOutput, VirtualClock, output_problem
+from narrator.voice.catalog import Catalog, load_catalog
+
+DEMO_SECONDS = 3.0  # every window, speech and timer of a demo game, unless given
+TAIL_S = 2.0  # let the last line, the fade and the chime ring out
+
+
+@dataclass
+class TableSettings:
+    game: str
+    players: int | None = None
+    lang: str = "ru"
+    seed: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    answer_s: float = 60.0
+    demo: bool = False
+    record_dir: Path | None = None
+    voice: str | None = None  # None: print only; "auto" or a voice id: speak
+    rate: int | None = None
+    voice_pack: str | None = None
+    knocks: bool = True
+    knock_volume: float = 0.35
+    knock_density: float = 3.0
+    ticks: bool = False
+    output: Path | None = None  # a WAV file instead of the sound card
+
+
+@dataclass
+class Prepared:
+    variant: Variant
+    switches: Switches
+    deal: Deal
+    catalog: Catalog
+    seed: int
+    players: int
+
+
+def prepare(settings: TableSettings) -> Prepared:
+    variant = get_variant(settings.game)
+    seats = variant.seat_counts
+    players = settings.players if settings.players is not None else (seats.start + seats.stop) // 2
+    check_players(variant, players)
+    options = dict(settings.options)
+    if settings.demo:
+        for name, spec in variant.switches.model_fields.items():
+            if name.endswith("_s") and isinstance(spec.default, int | float):
+                options.setdefault(name, min(float(spec.default), DEMO_SECONDS))
+    switches = make_switches(variant, options)
+    catalog = load_catalog(settings.lang)
+    seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    deal = shuffled_deal(variant.composition(players, switches), players, rng)
+    return Prepared(variant, switches, deal, catalog, seed, players)
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\rrendering speech [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def speech_source(settings: TableSettings, game: str) -> PackOrTTS:
+    """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack."""
+    from narrator.voice.tts import SpeechCache, lines_to_render
+
+    voice = None if settings.voice in {None, "auto"} else settings.voice
+    cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
+    missing = cache.missing(lines_to_render(settings.lang, game))
+    if missing:
+        cache.build(missing, _progress)
+    if settings.voice_pack is None:
+        return PackOrTTS(cache.clip)
+    from narrator.voice.packs import VoicePack
+
+    pack = VoicePack.load(settings.voice_pack, lang=settings.lang)
+    return PackOrTTS(cache.clip, pack.clip)
+
+
+def _mixer(settings: TableSettings, seed: int) -> Mixer:
+    mix = MixSettings(
+        bed_volume=settings.knock_volume, density=settings.knock_density, knocks=settings.knocks
+    )
+    return Mixer(mix, seed)
+
+
+def _run_game(
+    settings: TableSettings,
+    prepared: Prepared,
+    terminal: Terminal,
+    *,
+    keys: Keys,
+    voice: Voice,
+    sound: Sound,
+    clock: Clock,
+) -> tuple[int, GameRecord, Journal]:
+    variant = prepared.variant
+    journal = Journal(settings.record_dir or default_record_dir(), variant.name)
+    record = GameRecord(journal.append, clock.now)
+    record.start(
+        game=variant.name,
+        lang=settings.lang,
+        seed=prepared.seed,
+        players=prepared.players,
+        options=prepared.switches.model_dump(),
+        deal={"seats": list(prepared.deal.seats), "center": list(prepared.deal.center)},
+    )
+    driver = TableDriver(
+        prepared.catalog,
+        record,
+        voice=voice,
+        screen=terminal,
+        keys=keys,
+        clock=clock,
+        answer_s=settings.answer_s,
+        sound=sound,
+    )
+    rng = random.Random(prepared.seed)
+    try:
+        driver.run(variant.new_game(prepared.deal, prepared.switches, rng))
+    except (GameStopped, KeyboardInterrupt):
+        record.add("aborted", phase=driver.phase)
+        terminal.line(prepared.catalog.text("screen.quit"))
+        terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
+        journal.close()
+        return 130, record, journal
+    except Exception as error:
+        record.add("crashed", phase=driver.phase, error=repr(error))
+        journal.close()
+        raise
+    journal.close()
+    terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
+    return 0, record, journal
+
+
+def play_at_table(settings: TableSettings) -> int:
+    """A game at the table: keypad in the terminal (or demo players), printed or spoken."""
+    prepared = prepare(settings)
+    with Terminal() as terminal:
+        clock: Clock = RealClock()
+        keys: Keys = (
+            DemoKeys(random.Random(prepared.seed + 1), clock) if settings.demo else terminal
+        )
+        if settings.demo:
+            terminal.line(prepared.catalog.text("screen.demo"))
+        voice: Voice = PrintVoice(terminal)
+        sound: Sound = Silence()
+        device: DeviceOutput | None = None
+        if settings.voice is not None:
+            problem = output_problem()
+            if problem is not None:
+                terminal.line(
+                    f"narrator: {problem}: the lines are only printed "
+                    "(`narrator demo GAME --output FILE.wav` renders a narrated game)"
+                )
+            else:
+                source = speech_source(settings, prepared.variant.name)
+                mixer = _mixer(settings, prepared.seed)
+                device = DeviceOutput(mixer)
+                device.start()
+                voice = AudioVoice(source, mixer, device.playback, clock, False, terminal)
+                sound = NightSound(mixer, settings.ticks)
+        try:
+            code, _, _ = _run_game(
+                settings, prepared, terminal, keys=keys, voice=voice, sound=sound, clock=clock
+            )
+        finally:
+            if device is not None:
+                clock.sleep(TAIL_S)
+                device.stop()
+    return code
+
+
+def default_demo_path(game: str) -> Path:
+    from platformdirs import user_data_path
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return user_data_path("narrator", appauthor=False) / "demos" / f"{game}-{stamp}.wav"
+
+
+def demo(settings: TableSettings) -> int:
+    """A narrated demo game answered by random players, to the sound card or a WAV file."""
+    settings.demo = True
+    prepared = prepare(settings)
+    output = settings.output
+    if output is None:
+        problem = output_problem()
+        if problem is not None:
+            output = default_demo_path(prepared.variant.name)
+            print(f"narrator: {problem}: rendering the demo to {output} instead (--output FILE)")
+    source = speech_source(settings, prepared.variant.name)
+    mixer = _mixer(settings, prepared.seed)
+    with Terminal() as terminal:
+        if output is None:
+            device = DeviceOutput(mixer)
+            device.start()
+            real = RealClock()
+            voice = AudioVoice(source, mixer, device.playback, real, False, terminal)
+            keys = DemoKeys(random.Random(prepared.seed + 1), real)
+            try:
+                code, _, _ = _run_game(
+                    settings,
+                    prepared,
+                    terminal,
+                    keys=keys,
+                    voice=voice,
+                    sound=NightSound(mixer, settings.ticks),
+                    clock=real,
+                )
+            finally:
+                real.sleep(TAIL_S)
+                device.stop()
+            return code
+        offline = OfflineOutput(mixer)
+        clock = VirtualClock(offline)
+        voice = AudioVoice(source, mixer, offline.playback, clock, True, terminal)
+        keys = DemoKeys(random.Random(prepared.seed + 1), clock)
+        code, record, _ = _run_game(
+            settings,
+            prepared,
+            terminal,
+            keys=keys,
+            voice=voice,
+            sound=NightSound(mixer, settings.ticks),
+            clock=clock,
+        )
+        clock.sleep(TAIL_S)
+        offline.write(output)
+        timeline = output.with_suffix(".json")
+        write_timeline(timeline, voice, record, offline.seconds)
+        terminal.line(f"{output} ({offline.seconds:.1f} s) and {timeline}")
+    return code
+
+
+def write_timeline(path: Path, voice: AudioVoice, record: GameRecord, seconds: float) -> None:
+    """Each spoken line and each wake window with its start and end, in seconds."""
+    windows: list[dict[str, Any]] = []
+    for event in record.events:
+        if event["event"] == "window":
+            windows.append({"prompt": event["prompt"], "start": event["t"], "end": None})
+        elif event["event"] == "window_end" and windows:
+            windows[-1]["end"] = event["t"]
+    lines = [
+        {
+            "key": line.key,
+            "text": line.text,
+            "start": round(line.start, 4),
+            "end": round(line.end, 4),
+        }
+        for line in voice.timeline
+    ]
+    data = {"seconds": round(seconds, 3), "lines": lines, "windows": windows}
+    try:
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot write {path}: {error.strerror}") from None

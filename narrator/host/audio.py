@@ -1,0 +1,104 @@
+"""The spoken host: narrator lines through the mixer, the knock bed through the night.
+
+``AudioVoice`` is the Voice port with sound: it looks the line up (a voice-pack
+recording, else the TTS cache), queues it in the mixer and returns only when
+its last sample has been mixed, so a wake window is timed from the end of its
+wake line. ``NightSound`` is the Sound port: the bed, the dawn chime, the ticks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from narrator.host.ports import Clock, Screen
+from narrator.rules.errors import ConfigError
+from narrator.sound.clip import Clip
+from narrator.sound.knocks import chime, tick
+from narrator.sound.mixer import Mixer
+from narrator.sound.output import BLOCK, Playback
+
+_LOGGER = logging.getLogger(__name__)
+STALL_S = 10.0  # a line that has not finished this long after its length: the output is stuck
+
+
+class SpeechSource(Protocol):
+    """Turns a line (its key and its displayed text) into audio."""
+
+    def clip(self, key: str, text: str) -> Clip: ...
+
+
+@dataclass
+class SpokenLine:
+    key: str
+    text: str
+    start: float
+    end: float
+
+
+@dataclass
+class AudioVoice:
+    speech: SpeechSource
+    mixer: Mixer
+    playback: Playback
+    clock: Clock
+    virtual: bool
+    printer: Screen | None = None
+    timeline: list[SpokenLine] = field(default_factory=list)
+
+    def say(self, key: str, text: str) -> None:
+        if self.printer is not None:
+            self.printer.line(f"» {text}")
+        clip = self.speech.clip(key, text)
+        token = self.mixer.say(clip)
+        if self.virtual:
+            while self.playback.finished_at(token) is None:
+                self.clock.sleep(BLOCK / self.mixer.rate)
+        elif not self.playback.wait(token, timeout=clip.seconds + STALL_S):
+            raise ConfigError(f"the sound output stalled while saying {text!r}")
+        start = self.playback.started_at(token) or 0
+        end = self.playback.finished_at(token) or 0
+        self.timeline.append(SpokenLine(key, text, start / self.mixer.rate, end / self.mixer.rate))
+
+
+class NightSound:
+    """The Sound port over the mixer."""
+
+    def __init__(self, mixer: Mixer, ticks: bool = False) -> None:
+        self.mixer = mixer
+        self.ticks = ticks
+        self._chime = chime()
+        self._tick = tick()
+
+    def night(self, on: bool) -> None:
+        self.mixer.night(on)
+        if not on:
+            self.mixer.cue(self._chime)
+
+    def tick(self) -> None:
+        if self.ticks:
+            self.mixer.cue(self._tick)
+
+
+class Silence:
+    """The Sound port of a host that only prints."""
+
+    def night(self, on: bool) -> None:
+        """No bed without a sound card."""
+
+    def tick(self) -> None:
+        """No ticks either."""
+
+
+@dataclass
+class PackOrTTS:
+    """Prefers a voice-pack recording of the line's key, else renders the text."""
+
+    render: Callable[[str], Clip]
+    recorded: Callable[[str], Clip | None] = lambda key: None
+
+    def clip(self, key: str, text: str) -> Clip:
+        recording = self.recorded(key)
+        return recording if recording is not None else self.render(text)

@@ -1,0 +1,190 @@
+"""Where the mix goes: the sound card (sounddevice), or a WAV file faster than real time.
+
+The sound card is fed by a producer thread that renders the mixer block by block
+into a ring buffer; the PortAudio callback only copies from the ring (no
+allocation, no lock, no printing) and counts underruns. Offline, a virtual clock
+advances the mixer by exactly the time the host waits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from narrator.rules.errors import ConfigError
+from narrator.sound.clip import MIX_CHANNELS, Samples
+from narrator.sound.mixer import Mixer
+
+BLOCK = 480  # 10 ms at 48 kHz
+
+
+class Playback:
+    """Tracks when queued speech clips finish, for whoever waits on them."""
+
+    def __init__(self, mixer: Mixer) -> None:
+        self.mixer = mixer
+        self._finished: dict[int, int] = {}
+        self._started: dict[int, int] = {}
+        self._changed = threading.Condition()
+        mixer.on_started = self._on_started
+        mixer.on_finished = self._on_finished
+
+    def _on_started(self, token: int, frame: int) -> None:
+        with self._changed:
+            self._started[token] = frame
+
+    def _on_finished(self, token: int, frame: int) -> None:
+        with self._changed:
+            self._finished[token] = frame
+            self._changed.notify_all()
+
+    def finished_at(self, token: int) -> int | None:
+        with self._changed:
+            return self._finished.get(token)
+
+    def started_at(self, token: int) -> int | None:
+        with self._changed:
+            return self._started.get(token)
+
+    def wait(self, token: int, timeout: float | None = None) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: token in self._finished, timeout)
+
+
+class OfflineOutput:
+    """Renders the mixer into memory as a virtual clock advances; writes a WAV at the end."""
+
+    def __init__(self, mixer: Mixer) -> None:
+        self.mixer = mixer
+        self.playback = Playback(mixer)
+        self._blocks: list[Samples] = []
+
+    @property
+    def seconds(self) -> float:
+        return self.mixer.frame / self.mixer.rate
+
+    def advance(self, seconds: float) -> None:
+        target = self.mixer.frame + max(0, round(seconds * self.mixer.rate))
+        while self.mixer.frame < target:
+            self._blocks.append(self.mixer.render(min(BLOCK, target - self.mixer.frame)))
+
+    def samples(self) -> Samples:
+        if not self._blocks:
+            return np.zeros((0, MIX_CHANNELS), dtype=np.float32)
+        return np.concatenate(self._blocks)
+
+    def write(self, path: Path) -> None:
+        import soundfile
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            soundfile.write(str(path), self.samples(), self.mixer.rate, subtype="PCM_16")
+        except (OSError, RuntimeError) as error:
+            raise ConfigError(f"cannot write {path}: {error}") from None
+
+
+class VirtualClock:
+    """A clock that only moves when the host waits; waiting renders the mix."""
+
+    def __init__(self, output: OfflineOutput) -> None:
+        self.output = output
+
+    def now(self) -> float:
+        return self.output.seconds
+
+    def sleep(self, seconds: float) -> None:
+        self.output.advance(seconds)
+
+
+def output_problem() -> str | None:
+    """One line saying why nothing can be played here, or None when a device is there."""
+    try:
+        import sounddevice as sd
+    except OSError:
+        return "the PortAudio library is missing (apt-get install libportaudio2)"
+    try:
+        sd.query_devices(kind="output")
+    except (sd.PortAudioError, ValueError):
+        return "no sound output device"
+    return None
+
+
+class DeviceOutput:
+    """The default sound card, fed from the mixer through a ring buffer."""
+
+    def __init__(self, mixer: Mixer, ahead_s: float = 0.08) -> None:
+        self.mixer = mixer
+        self.playback = Playback(mixer)
+        self.ahead = max(BLOCK * 2, round(ahead_s * mixer.rate))
+        self._ring = np.zeros((mixer.rate, MIX_CHANNELS), dtype=np.float32)  # 1 s
+        self._write = 0  # frames written (producer)
+        self._read = 0  # frames read (callback)
+        self.underruns = 0
+        self._running = False
+        self._stream: Any = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        import sounddevice as sd
+
+        problem = output_problem()
+        if problem is not None:
+            raise ConfigError(f"{problem}: use --output FILE.wav to render to a file")
+        self._running = True
+        self._fill()
+        self._thread = threading.Thread(target=self._produce, name="mixer", daemon=True)
+        self._thread.start()
+        try:
+            self._stream = sd.OutputStream(
+                samplerate=self.mixer.rate,
+                channels=MIX_CHANNELS,
+                dtype="float32",
+                blocksize=BLOCK,
+                callback=self._callback,
+            )
+            self._stream.start()
+        except sd.PortAudioError as error:
+            self._running = False
+            raise ConfigError(f"cannot open the sound output: {error}") from None
+
+    def stop(self) -> None:
+        if self._stream is not None:  # the stream first: the ring is fed to the last block
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None
+        self._running = False
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+
+    def _fill(self) -> None:
+        size = len(self._ring)
+        while self._write - self._read < self.ahead:
+            block = self.mixer.render(BLOCK)
+            start = self._write % size
+            first = min(BLOCK, size - start)
+            self._ring[start : start + first] = block[:first]
+            self._ring[: BLOCK - first] = block[first:]
+            self._write += BLOCK
+
+    def _produce(self) -> None:
+        while self._running:
+            self._fill()
+            time.sleep(BLOCK / self.mixer.rate / 2)
+
+    def _callback(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
+        size = len(self._ring)
+        available = self._write - self._read
+        take = min(frames, available)
+        start = self._read % size
+        first = min(take, size - start)
+        outdata[:first] = self._ring[start : start + first]
+        outdata[first:take] = self._ring[: take - first]
+        if take < frames:
+            outdata[take:] = 0
+            if self._running:
+                self.underruns += 1
+        self._read += take

@@ -1,0 +1,720 @@
+"""Speech rendered once to files by pyttsx3, then played from memory.
+
+pyttsx3 is only trusted with one job: one text → one file per ``runAndWait``
+(queued saves write only the last file, ``say`` after a save overwrites it,
+NSSS writes AIFF whatever the name; see ../shared/notes/virtual-audio.md).  One
+worker thread per process owns the engine: espeak keeps one global synthesis
+callback, so a second engine in the same process would steal the first one's
+audio.  Files are cached under the user's cache folder, named by a hash of
+(driver, voice, rate, spoken text); a warm line is a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import hashlib
+import importlib
+import itertools
+import json
+import locale
+import logging
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from queue import Queue
+from types import ModuleType
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from narrator.rules.core import Param, RoleName
+from narrator.rules.errors import ConfigError
+from narrator.rules.registry import Variant, get_variant, known_names
+from narrator.sound.clip import Clip
+from narrator.voice.catalog import load_catalog, placeholders
+from narrator.voice.numbers import spoken
+
+_LOGGER = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# pyttsx3's own default (200 wpm) is hurried for announcements read to a table.
+DEFAULT_RATE = 170
+RATES = range(60, 451)
+# Below this much free space the cache counts as full (a line is 50–300 KB).
+MIN_FREE_BYTES = 8 * 1024 * 1024
+# Clips kept decoded in memory; about four variants' worth of lines at 22 kHz.
+MEMORY_BYTES = 160 * 1024 * 1024
+RENDER_TIMEOUT_S = 60.0
+
+_HINTS = {
+    "pyttsx3": "pip install pyttsx3",
+    "soundfile": "pip install soundfile",
+    "sounddevice": "pip install sounddevice",
+}
+
+_LANGUAGE_NAMES = {
+    "russian": "ru",
+    "english": "en",
+    "german": "de",
+    "french": "fr",
+    "spanish": "es",
+    "italian": "it",
+    "ukrainian": "uk",
+    "polish": "pl",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "chinese": "zh",
+    "japanese": "ja",
+    "korean": "ko",
+}
+_SPOKEN_NAMES = {code: name.title() for name, code in _LANGUAGE_NAMES.items()}
+# The regional voice picked first for a language when the person names none.
+_PREFERRED_TAGS = {"en": ("en-us", "en-gb", "en"), "ru": ("ru", "ru-ru")}
+_DRIVER_HINTS = {
+    "espeak": "apt-get install espeak-ng",
+    "sapi5": "pip install comtypes pywin32",
+    "nsss": "pip install pyobjc",
+}
+_NSSS_PREFIXES = ("com.apple.speech.synthesis.voice.", "com.apple.voice.", "com.apple.")
+
+
+def require(module: str) -> ModuleType:
+    """Import a heavy library at the moment it is needed; missing → the exact install hint."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        if error.name != module:
+            raise
+        hint = _HINTS.get(module, f"pip install {module}")
+        raise ConfigError(f"{module} is not installed: {hint}") from None
+
+
+def default_driver() -> str:
+    """The pyttsx3 driver of this platform (the same choice pyttsx3 makes)."""
+    if sys.platform == "darwin":
+        return "nsss"
+    if sys.platform == "win32":
+        return "sapi5"
+    return "espeak"
+
+
+def install_hint(lang: str) -> str:
+    """What to install for a voice of ``lang`` on this platform, as one phrase."""
+    name = _SPOKEN_NAMES.get(lang, lang)
+    if sys.platform == "win32":
+        return (
+            f"add the {name} language pack with its speech voice "
+            "(Settings › Time & language › Language & region)"
+        )
+    if sys.platform == "darwin":
+        return (
+            f"add a {name} voice in System Settings › Accessibility › Spoken Content "
+            "› System voice › Manage Voices"
+        )
+    return "install espeak-ng (apt-get install espeak-ng), it speaks ru and en"
+
+
+# --- voices ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VoiceInfo:
+    """A system voice: ``id`` is normalised across drivers, ``native_id`` goes to the driver."""
+
+    id: str
+    name: str
+    lang: str
+    tag: str
+    native_id: str
+    driver: str
+
+
+def _lcid_language(lcid: int) -> str | None:
+    name = locale.windows_locale.get(lcid)
+    if name is None:
+        primary = lcid & 0x3FF
+        name = next((n for i, n in locale.windows_locale.items() if i & 0x3FF == primary), None)
+    return name.split("_")[0].lower() if name else None
+
+
+def language_tag(raw: object) -> str:
+    """A driver's language (espeak 'en-gb', NSSS 'ru_RU', SAPI LCID '419') as 'ru-ru' form."""
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="ignore").lstrip("\x00\x01\x02\x03\x04\x05\x06\x07")
+    if isinstance(raw, int):
+        return (locale.windows_locale.get(raw) or "").replace("_", "-").lower() or str(raw)
+    text = str(raw).strip().split(";")[0].strip().lower()
+    # A Windows LCID: hex from SAPI attributes ("419"), decimal in pyttsx3's "Unknown Locale".
+    number = re.fullmatch(r"(unknown locale:\s*)?(0x)?(?=[0-9a-f]*[0-9])([0-9a-f]+)", text)
+    if number:
+        unknown, hexmark, digits = number.groups()
+        if unknown:
+            candidates = [int(digits)]
+        elif hexmark or not digits.isdigit():
+            candidates = [int(digits, 16)]
+        else:
+            candidates = [int(digits, 16), int(digits)]
+        for lcid in candidates:
+            if lcid in locale.windows_locale:
+                return locale.windows_locale[lcid].replace("_", "-").lower()
+        return next((lang for lcid in candidates if (lang := _lcid_language(lcid))), "")
+    return text.replace("_", "-").lower()
+
+
+def normalise_language(raw: object) -> str:
+    """'ru', 'en', … for any driver's language value; '' when it cannot be told."""
+    tag = language_tag(raw)
+    head = tag.split("-")[0]
+    if re.fullmatch(r"[a-z]{2,3}", head):
+        return head
+    words = re.findall(r"[a-z]+", tag)
+    return next((_LANGUAGE_NAMES[w] for w in words if w in _LANGUAGE_NAMES), "")
+
+
+def normalise_voice_id(driver: str, native_id: str) -> str:
+    """A short stable id: espeak 'zle/ru', SAPI5 token name, NSSS name without the prefix."""
+    if driver == "sapi5":
+        return native_id.rsplit("\\", 1)[-1].lower()
+    if driver in ("nsss", "avspeech"):
+        lowered = native_id.lower()
+        for prefix in _NSSS_PREFIXES:
+            if lowered.startswith(prefix):
+                return lowered.removeprefix(prefix)
+        return lowered
+    return native_id.lower()
+
+
+def voice_info(
+    driver: str, native_id: str, name: str | None, languages: Sequence[object]
+) -> VoiceInfo:
+    """One driver voice in the normalised form; the language comes from the first known one."""
+    tags = [language_tag(raw) for raw in languages]
+    langs = [normalise_language(raw) for raw in languages]
+    lang = next((code for code in langs if code), "")
+    if not lang:
+        lang = normalise_language(name or "")
+    tag = next((t for t, code in zip(tags, langs, strict=True) if code), lang)
+    return VoiceInfo(
+        id=normalise_voice_id(driver, native_id),
+        name=name or native_id,
+        lang=lang,
+        tag=tag,
+        native_id=native_id,
+        driver=driver,
+    )
+
+
+def _rank(voice: VoiceInfo, lang: str) -> tuple[int, int, str]:
+    preferred = _PREFERRED_TAGS.get(lang, (lang,))
+    place = preferred.index(voice.tag) if voice.tag in preferred else len(preferred)
+    # espeak's mbrola voices need a separate synthesiser that is rarely installed.
+    mbrola = 1 if voice.driver == "espeak" and voice.id.startswith("mb/") else 0
+    return (mbrola, place, voice.id)
+
+
+def choose_voice(
+    lang: str, wanted: str | None = None, voices: Sequence[VoiceInfo] | None = None
+) -> VoiceInfo:
+    """The voice for ``lang``: ``wanted`` (id, driver id or name) when it exists, else the best."""
+    voices = list_voices() if voices is None else voices
+    if wanted:
+        key = wanted.strip().casefold()
+        for voice in voices:
+            if key in (voice.id.casefold(), voice.native_id.casefold(), voice.name.casefold()):
+                if voice.lang != lang:
+                    _LOGGER.warning("voice %s speaks %r, not %r", voice.id, voice.lang, lang)
+                return voice
+    speaking = sorted((v for v in voices if v.lang == lang), key=lambda v: _rank(v, lang))
+    if not speaking:
+        raise ConfigError(f"no speech voice for language {lang!r}: {install_hint(lang)}")
+    if wanted:
+        _LOGGER.warning(
+            "voice %r not found; speaking %s with %s (see `narrator voices`)",
+            wanted,
+            lang,
+            speaking[0].id,
+        )
+    return speaking[0]
+
+
+def list_voices() -> list[VoiceInfo]:
+    """The system voices that the platform's pyttsx3 driver offers."""
+    return SpeechRenderer.shared().voices()
+
+
+# --- the renderer ----------------------------------------------------------------------------
+
+
+def _nothing() -> None:
+    return None
+
+
+def _driver_print(*args: object, **_: object) -> None:
+    # The espeak driver prints "Audio saved to …" after every file; stdout is the table's.
+    _LOGGER.debug("pyttsx3: %s", " ".join(str(a) for a in args))
+
+
+_Job = tuple[Callable[[Any], Any], "Future[Any]"]
+
+
+class SpeechRenderer:
+    """The process's one pyttsx3 engine, on its own thread: one text → one audio file."""
+
+    _shared: ClassVar[dict[str, SpeechRenderer]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, driver: str | None = None) -> None:
+        self.driver = driver or default_driver()
+        self._jobs: Queue[_Job | None] = Queue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._start_error: ConfigError | None = None
+        self._renders = 0
+        self._voices: list[VoiceInfo] | None = None
+        self._setting: tuple[str | None, int] | None = None
+
+    @classmethod
+    def shared(cls, driver: str | None = None) -> SpeechRenderer:
+        """The renderer for ``driver``: one per process, because drivers keep global state."""
+        name = driver or default_driver()
+        with cls._shared_lock:
+            renderer = cls._shared.get(name)
+            if renderer is None:
+                renderer = cls._shared[name] = cls(name)
+            return renderer
+
+    @property
+    def renders(self) -> int:
+        """How many files this renderer has written."""
+        return self._renders
+
+    @property
+    def extension(self) -> str:
+        """NSSS writes AIFF whatever the file is called; everything else writes WAV."""
+        return ".aiff" if self.driver == "nsss" else ".wav"
+
+    def voices(self) -> list[VoiceInfo]:
+        if self._voices is None:
+            self._voices = self._call(self._list_voices)
+        return list(self._voices)
+
+    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
+        """Write ``text`` by ``voice`` at ``rate`` wpm to ``path``; OSError when nothing came."""
+
+        def job(engine: Any) -> None:
+            self._render(engine, text, path, voice, rate)
+
+        self._call(job)
+
+    def close(self) -> None:
+        """Stop the worker; the next call starts a new one."""
+        with self._start_lock:
+            thread, self._thread = self._thread, None
+        if thread is not None:
+            self._jobs.put(None)
+            thread.join(timeout=5)
+
+    # -- the worker ---------------------------------------------------------------------------
+
+    def _call(self, work: Callable[[Any], T]) -> T:
+        self._ensure_started()
+        future: Future[T] = Future()
+        self._jobs.put((work, future))
+        try:
+            return future.result(timeout=RENDER_TIMEOUT_S)
+        except FutureTimeout:
+            raise ConfigError(
+                f"the {self.driver} speech engine gave no answer in {RENDER_TIMEOUT_S:.0f} s"
+            ) from None
+
+    def _ensure_started(self) -> None:
+        with self._start_lock:
+            if self._start_error is not None:
+                raise ConfigError(str(self._start_error))
+            if self._thread is not None:
+                return
+            started: Future[None] = Future()
+            thread = threading.Thread(
+                target=self._run, args=(started,), name=f"speech-{self.driver}", daemon=True
+            )
+            thread.start()
+            try:
+                started.result(timeout=RENDER_TIMEOUT_S)
+            except ConfigError as error:
+                self._start_error = error
+                raise
+            self._thread = thread
+
+    def _run(self, started: Future[None]) -> None:
+        try:
+            engine = self._start_engine()
+        except ConfigError as error:
+            started.set_exception(error)
+            return
+        started.set_result(None)
+        while (job := self._jobs.get()) is not None:
+            work, future = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(work(engine))
+            except BaseException as error:  # handed to the caller's thread
+                future.set_exception(error)
+
+    def _start_engine(self) -> Any:
+        pyttsx3 = require("pyttsx3")
+        if self.driver == "sapi5":
+            with contextlib.suppress(ImportError):
+                importlib.import_module("pythoncom").CoInitialize()
+        try:
+            engine = pyttsx3.Engine(self.driver)
+        except (ImportError, OSError, RuntimeError) as error:
+            raise ConfigError(
+                f"the {self.driver} speech driver does not start ({error}): "
+                f"{_DRIVER_HINTS.get(self.driver, 'pip install pyttsx3')}"
+            ) from None
+        module = sys.modules.get(f"pyttsx3.drivers.{self.driver}")
+        if module is not None:
+            module.print = _driver_print  # type: ignore[attr-defined]
+        return engine
+
+    def _list_voices(self, engine: Any) -> list[VoiceInfo]:
+        voices: list[VoiceInfo] = []
+        for voice in engine.getProperty("voices") or []:
+            languages = list(getattr(voice, "languages", None) or [])
+            voices.append(voice_info(self.driver, str(voice.id), voice.name, languages))
+        return voices
+
+    def _espeak_idle(self) -> None:
+        espeak = sys.modules.get("pyttsx3.drivers._espeak")
+        if espeak is None:
+            return
+        deadline = time.monotonic() + RENDER_TIMEOUT_S
+        while espeak.IsPlaying():
+            if time.monotonic() > deadline:
+                raise ConfigError(f"espeak did not finish a line in {RENDER_TIMEOUT_S:.0f} s")
+            time.sleep(0.001)
+
+    def _render(
+        self, engine: Any, text: str, path: Path, voice: VoiceInfo | None, rate: int
+    ) -> None:
+        # pyttsx3 starts espeak in AUDIO_OUTPUT_RETRIEVAL mode: synthesis, parameter changes
+        # and the callback that writes the file run on espeak's own thread, and runAndWait
+        # returns without waiting for them.  Waiting for espeak to be idle after each step
+        # keeps a file from being read half-written and a rate change from landing late.
+        settle = self._espeak_idle if self.driver == "espeak" else _nothing
+        setting = (voice.native_id if voice else None, rate)
+        if setting != self._setting:
+            if voice is not None:
+                engine.setProperty("voice", voice.native_id)
+            engine.setProperty("rate", rate)
+            settle()
+            self._setting = setting
+        path.unlink(missing_ok=True)
+        engine.save_to_file(text, str(path))
+        engine.runAndWait()
+        settle()
+        size = path.stat().st_size if path.exists() else 0
+        if size <= 64:
+            raise OSError(errno.EIO, f"the {self.driver} speech engine wrote no audio", str(path))
+        self._renders += 1
+
+
+# --- the cache -------------------------------------------------------------------------------
+
+
+def default_cache_folder() -> Path:
+    platformdirs = importlib.import_module("platformdirs")
+    folder: Path = platformdirs.user_cache_path("narrator") / "speech"
+    return folder
+
+
+def _room_problem(folder: Path) -> str | None:
+    """None when the disk of ``folder`` has room for more speech, else why not."""
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError as error:
+        return error.strerror or str(error)
+    return os.strerror(errno.ENOSPC).lower() if free < MIN_FREE_BYTES else None
+
+
+def _writable(folder: Path) -> str | None:
+    """None when files can be written in ``folder``, else why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}-{threading.get_ident()}"
+        probe.write_bytes(b"narrator")
+        probe.unlink()
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+class SpeechCache:
+    """Speech of one language, voice and rate: rendered once to files, served from memory."""
+
+    def __init__(
+        self,
+        lang: str,
+        voice: str | None = None,
+        rate: int | None = None,
+        folder: Path | None = None,
+        *,
+        renderer: SpeechRenderer | None = None,
+        memory_bytes: int = MEMORY_BYTES,
+    ) -> None:
+        spoken("", lang)  # an unknown language fails here, before any engine starts
+        rate = DEFAULT_RATE if rate is None else rate
+        if rate not in RATES:
+            raise ConfigError(
+                f"speech rate {rate} words per minute is out of range "
+                f"{RATES.start}–{RATES.stop - 1}"
+            )
+        self.lang = lang
+        self.rate = rate
+        self.renderer = renderer or SpeechRenderer.shared()
+        self.voice = choose_voice(lang, voice, self.renderer.voices())
+        self.rendered = 0
+        self._in_temp = False
+        self.folder = self._usable(folder or default_cache_folder())
+        self._memory: OrderedDict[str, Clip] = OrderedDict()
+        self._memory_bytes = 0
+        self._memory_limit = memory_bytes
+        self._lock = threading.Lock()
+
+    def path(self, text: str) -> Path:
+        """Where the displayed line ``text`` is (or will be) cached."""
+        return self._path(spoken(text, self.lang))
+
+    def clip(self, text: str) -> Clip:
+        """The displayed line ``text`` as audio; rendered first when it is not cached yet."""
+        with self._lock:
+            found = self._memory.get(text)
+            if found is not None:
+                self._memory.move_to_end(text)
+                return found
+        words = spoken(text, self.lang).strip()
+        if not words:
+            return Clip(np.zeros((0, 1), dtype=np.float32), 22050)
+        path = self._path(words)
+        clip = _read(path) if path.exists() else None
+        if clip is None:
+            clip = _read(self._render(words))
+            if clip is None:
+                raise ConfigError(f"the speech file {path} cannot be read back")
+        self._remember(text, clip)
+        return clip
+
+    def missing(self, texts: Iterable[str]) -> list[str]:
+        """The displayed lines (each once, in order) that have no cached file yet."""
+        seen: set[str] = set()
+        missing: list[str] = []
+        for text in texts:
+            words = spoken(text, self.lang).strip()
+            if not words or words in seen:
+                continue
+            seen.add(words)
+            if not self._path(words).exists():
+                missing.append(text)
+        return missing
+
+    def build(
+        self, texts: Iterable[str], progress: Callable[[int, int], None] | None = None
+    ) -> int:
+        """Render every line that is missing; ``progress(done, total)``; returns how many."""
+        todo = self.missing(texts)
+        if progress is not None:
+            progress(0, len(todo))
+        for done, text in enumerate(todo, start=1):
+            self._render(spoken(text, self.lang).strip())
+            if progress is not None:
+                progress(done, len(todo))
+        return len(todo)
+
+    # -- files --------------------------------------------------------------------------------
+
+    def _path(self, words: str) -> Path:
+        key = json.dumps(
+            [self.renderer.driver, self.voice.id, self.rate, words], ensure_ascii=False
+        )
+        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+        return self.folder / f"{digest}{self.renderer.extension}"
+
+    def _usable(self, folder: Path) -> Path:
+        problem = _writable(folder)
+        if problem is None:
+            return folder
+        return self._fall_back(folder, problem)
+
+    def _fall_back(self, folder: Path, problem: str) -> Path:
+        if self._in_temp:
+            raise ConfigError(
+                f"cannot write speech files to {folder} ({problem}): free some disk space"
+            )
+        temp = Path(tempfile.mkdtemp(prefix="narrator-speech-"))
+        atexit.register(shutil.rmtree, temp, ignore_errors=True)
+        _LOGGER.warning(
+            "speech cache %s is not usable (%s); rendering to %s for this run",
+            folder,
+            problem,
+            temp,
+        )
+        self._in_temp = True
+        if (still := _writable(temp)) is not None:
+            raise ConfigError(f"cannot write speech files to {temp} ({still})")
+        return temp
+
+    def _render(self, words: str) -> Path:
+        """Render into a partial file, then rename: a cache file is always whole."""
+        attempts = 0
+        while True:
+            path = self._path(words)
+            partial = path.with_name(
+                f".{path.stem}.{os.getpid()}-{threading.get_ident()}.partial{path.suffix}"
+            )
+            problem = _room_problem(self.folder)
+            if problem is not None:
+                self.folder = self._fall_back(self.folder, problem)
+                continue
+            try:
+                self.renderer.render(words, partial, self.voice, self.rate)
+                os.replace(partial, path)
+            except OSError as error:
+                partial.unlink(missing_ok=True)
+                problem = _room_problem(self.folder) or _writable(self.folder)
+                if problem is not None:
+                    self.folder = self._fall_back(self.folder, problem)
+                    continue
+                attempts += 1
+                if attempts < 2:  # the folder is fine: give the engine a second chance
+                    _LOGGER.warning("rendering %r failed (%s); trying again", words, error)
+                    continue
+                raise ConfigError(
+                    f"the speech engine cannot render {words!r} ({error.strerror or error})"
+                ) from None
+            self.rendered += 1
+            return path
+
+    def _remember(self, text: str, clip: Clip) -> None:
+        size = clip.samples.nbytes
+        with self._lock:
+            if text in self._memory:
+                return
+            self._memory[text] = clip
+            self._memory_bytes += size
+            while self._memory_bytes > self._memory_limit and len(self._memory) > 1:
+                _, old = self._memory.popitem(last=False)
+                self._memory_bytes -= old.samples.nbytes
+
+
+def _read(path: Path) -> Clip | None:
+    """The audio of a cached file (WAV or AIFF); None, and the file removed, when it is broken."""
+    soundfile = require("soundfile")
+    try:
+        samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
+        _LOGGER.warning("speech file %s is unreadable (%s); rendering it again", path, error)
+        path.unlink(missing_ok=True)
+        return None
+    return Clip(np.ascontiguousarray(samples, dtype=np.float32), int(rate))
+
+
+# --- what a game may say --------------------------------------------------------------------
+
+# Shared sections that are only ever shown on the screen, never spoken.
+SILENT_SECTIONS = frozenset({"screen", "reason", "prompt", "label", "secret", "role", "winner"})
+# A variant whose catalog section is not called like the variant.
+SECTION_OF = {"sport_mafia": "sport"}
+DEFAULT_SEATS = 12
+CENTER_CARDS = range(1, 6)  # onenight's centre_cards switch: 1–5
+CYCLES = range(1, 31)  # halloween's cycle_limit switch: 1–30
+# A line with more combinations than this is rendered on demand at game time.
+MOST_COMBINATIONS = 200
+
+
+def _tables(lang: str, file: str) -> list[str]:
+    part = resources.files("narrator.voice").joinpath("lines", lang, file)
+    if not part.is_file():
+        return []
+    return [name for name, value in tomllib.loads(part.read_text("utf-8")).items() if value]
+
+
+def _sections(lang: str, variant: Variant) -> list[str]:
+    """The catalog sections a game of ``variant`` speaks from: its own, then the shared ones."""
+    own = [*_tables(lang, f"{variant.name}.toml"), SECTION_OF.get(variant.name, variant.name)]
+    shared = _tables(lang, "common.toml")
+    sections = [s for s in dict.fromkeys([*own, *shared]) if s not in SILENT_SECTIONS]
+    return sections
+
+
+def spoken_keys(lang: str, variant: str | None) -> list[str]:
+    """Every catalog key a game of ``variant`` (None: of any game) may say, in catalog order."""
+    catalog = load_catalog(lang)
+    names = [variant] if variant is not None else list(known_names())
+    sections: set[str] = set()
+    for name in names:
+        sections.update(_sections(lang, get_variant(name)))
+    return [key for key in catalog.lines if key.split(".", 1)[0] in sections]
+
+
+def _domains(variant: Variant) -> dict[str, Sequence[Param]]:
+    seats = variant.seat_counts
+    last = seats.stop - 1 if len(seats) else DEFAULT_SEATS
+    return {
+        "seat": range(1, last + 1),
+        "players": seats,
+        "count": range(0, last + 1),
+        "center": CENTER_CARDS,
+        "index": CENTER_CARDS,
+        "cycles": CYCLES,
+        "role": [RoleName(role) for role in variant.roles],
+    }
+
+
+def _fillings(
+    names: frozenset[str], domains: Mapping[str, Sequence[Param]]
+) -> Iterator[dict[str, Param]]:
+    order = sorted(names)
+    for values in itertools.product(*(domains[name] for name in order)):
+        yield dict(zip(order, values, strict=True))
+
+
+def lines_to_render(lang: str, variant: str | None) -> list[str]:
+    """Every displayed line a game of ``variant`` (None: any game) may say, each once.
+
+    Placeholders are filled over practical domains: seats 1…the variant's largest
+    table, roles of the variant, small counts.  Lines with a ``{seats}`` list, with
+    a placeholder of no known domain (halloween's free composition) or with more
+    than MOST_COMBINATIONS fillings are left out: they are rendered when said.
+    """
+    catalog = load_catalog(lang)
+    names = [variant] if variant is not None else list(known_names())
+    texts: dict[str, None] = {}
+    for name in names:
+        rules = get_variant(name)
+        domains = _domains(rules)
+        for key in spoken_keys(lang, name):
+            wanted = placeholders(catalog.lines[key])
+            if not wanted <= domains.keys():
+                continue
+            if math.prod(len(domains[p]) for p in wanted) > MOST_COMBINATIONS:
+                continue
+            for params in _fillings(wanted, domains):
+                texts[catalog.text(key, params)] = None
+    return list(texts)

@@ -1,0 +1,117 @@
+"""The mixer on arrays: speech order, ducking depth, fades, no clipping, the bed only at night."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from narrator.sound.clip import MIX_RATE, Clip
+from narrator.sound.knocks import KnockBed, chime, knock
+from narrator.sound.mixer import Mixer, MixSettings, mix_block, ramp
+from narrator.sound.output import OfflineOutput, VirtualClock
+
+
+def tone(seconds: float, hz: float = 440.0, level: float = 0.8, rate: int = 22050) -> Clip:
+    t = np.arange(int(seconds * rate)) / rate
+    return Clip.from_mono(level * np.sin(2 * np.pi * hz * t), rate)
+
+
+def rms(samples: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(samples)))) if samples.size else 0.0
+
+
+def test_clip_conversion_keeps_length_and_level() -> None:
+    clip = tone(1.0).to(MIX_RATE, 2)
+    assert clip.rate == MIX_RATE and clip.channels == 2
+    assert clip.seconds == pytest.approx(1.0, abs=1e-3)
+    assert rms(clip.samples) == pytest.approx(0.8 / np.sqrt(2), rel=0.02)
+
+
+def test_ramp_moves_toward_its_target_and_stops_there() -> None:
+    up = ramp(0.0, 1.0, 100, 0.02)
+    assert up[0] == pytest.approx(0.02) and up[49] == pytest.approx(1.0) and up[-1] == 1.0
+    down = ramp(1.0, 0.3, 10, 0.1)
+    assert down[-1] == pytest.approx(0.3) and np.all(np.diff(down) <= 0)
+
+
+def test_mix_block_never_clips() -> None:
+    loud = np.ones((1000, 2), dtype=np.float32)
+    out = mix_block(loud, loud, loud, np.ones(1000, dtype=np.float32), MixSettings(bed_volume=1))
+    assert float(np.max(np.abs(out))) <= 1.0 + 1e-6
+
+
+def test_speech_clips_play_one_after_another_without_cuts() -> None:
+    mixer = Mixer(MixSettings(knocks=False))
+    output = OfflineOutput(mixer)
+    first, second = tone(0.5, 300), tone(0.3, 600)
+    a, b = mixer.say(first), mixer.say(second)
+    output.advance(1.0)
+    playback = output.playback
+    assert playback.started_at(a) == 0
+    assert playback.finished_at(a) == playback.started_at(b) == round(0.5 * MIX_RATE)
+    assert playback.finished_at(b) == round(0.8 * MIX_RATE)
+    samples = output.samples()
+    assert rms(samples[: int(0.5 * MIX_RATE)]) > 0.3
+    assert rms(samples[int(0.85 * MIX_RATE) :]) == 0.0
+
+
+def test_the_bed_is_present_only_at_night_and_fades() -> None:
+    mixer = Mixer(MixSettings(density=8.0, fade_s=0.2), seed=3)
+    output = OfflineOutput(mixer)
+    output.advance(1.0)  # day: silence
+    mixer.night(True)
+    output.advance(3.0)
+    mixer.night(False)
+    output.advance(2.0)
+    samples = output.samples()
+    day, night, after = (
+        samples[:MIX_RATE],
+        samples[int(1.3 * MIX_RATE) : 4 * MIX_RATE],
+        samples[int(4.3 * MIX_RATE) :],
+    )
+    assert rms(day) == 0.0
+    assert rms(night) > 0.01
+    assert rms(after) == 0.0
+
+
+def test_the_bed_ducks_under_speech() -> None:
+    settings = MixSettings(density=20.0, fade_s=0.05, duck=0.25, speech_volume=0.0)
+    mixer = Mixer(settings, seed=5)
+    output = OfflineOutput(mixer)
+    mixer.night(True)
+    output.advance(2.0)
+    mixer.say(tone(2.0))  # inaudible speech (volume 0): only its ducking is heard
+    output.advance(2.0)
+    samples = output.samples()
+    before = rms(samples[int(0.5 * MIX_RATE) : 2 * MIX_RATE])
+    during = rms(samples[int(2.2 * MIX_RATE) : 4 * MIX_RATE])
+    assert during / before == pytest.approx(0.25, rel=0.35)
+
+
+def test_knocks_vary_and_the_bed_is_seeded() -> None:
+    rng = random.Random(1)
+    knocks = [knock(rng) for _ in range(6)]
+    assert len({len(k) for k in knocks}) > 1  # different lengths (timbre, decay)
+    pans = {round(float(np.sum(np.abs(k[:, 0])) / np.sum(np.abs(k[:, 1]))), 1) for k in knocks}
+    assert len(pans) > 1  # different stereo positions
+    one = KnockBed(random.Random(7)).render(MIX_RATE * 2)
+    two = KnockBed(random.Random(7)).render(MIX_RATE * 2)
+    assert np.array_equal(one, two) and rms(one) > 0
+
+
+def test_virtual_clock_renders_exactly_the_time_waited() -> None:
+    output = OfflineOutput(Mixer())
+    clock = VirtualClock(output)
+    clock.sleep(1.25)
+    assert clock.now() == pytest.approx(1.25)
+    assert len(output.samples()) == round(1.25 * MIX_RATE)
+
+
+def test_cues_mix_beside_speech() -> None:
+    mixer = Mixer(MixSettings(knocks=False))
+    output = OfflineOutput(mixer)
+    mixer.cue(chime())
+    output.advance(0.5)
+    assert rms(output.samples()) > 0.01

@@ -25,7 +25,13 @@ from narrator.rules.core import Deal, Switches, shuffled_deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.sound.mixer import Mixer, MixSettings
-from narrator.sound.output import DeviceOutput, OfflineOutput, VirtualClock, output_problem
+from narrator.sound.output import (
+    DeviceOutput,
+    FileOutput,
+    OfflineOutput,
+    VirtualClock,
+    output_problem,
+)
 from narrator.voice.catalog import Catalog, load_catalog
 
 DEMO_SECONDS = 3.0  # every window, speech and timer of a demo game, unless given
@@ -174,21 +180,20 @@ def play_at_table(settings: TableSettings) -> int:
             terminal.line(prepared.catalog.text("screen.demo"))
         voice: Voice = PrintVoice(terminal)
         sound: Sound = Silence()
-        device: DeviceOutput | None = None
+        device: DeviceOutput | FileOutput | None = None
         if settings.voice is not None:
+            source = speech_source(settings, prepared.variant.name)
+            mixer = _mixer(settings, prepared.seed)
             problem = output_problem()
-            if problem is not None:
-                terminal.line(
-                    f"narrator: {problem}: the lines are only printed "
-                    "(`narrator demo GAME --output FILE.wav` renders a narrated game)"
-                )
-            else:
-                source = speech_source(settings, prepared.variant.name)
-                mixer = _mixer(settings, prepared.seed)
+            if problem is None:
                 device = DeviceOutput(mixer)
-                device.start()
-                voice = AudioVoice(source, mixer, device.playback, clock, False, terminal)
-                sound = NightSound(mixer, settings.ticks)
+            else:
+                path = settings.output or default_demo_path(prepared.variant.name)
+                terminal.line(f"narrator: {problem}: the narration goes to {path}")
+                device = FileOutput(mixer, path)
+            device.start()
+            voice = AudioVoice(source, mixer, device.playback, clock, False, terminal)
+            sound = NightSound(mixer, settings.ticks)
         try:
             code, _, _ = _run_game(
                 settings, prepared, terminal, keys=keys, voice=voice, sound=sound, clock=clock
@@ -204,7 +209,7 @@ def default_demo_path(game: str) -> Path:
     from platformdirs import user_data_path
 
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return user_data_path("narrator", appauthor=False) / "demos" / f"{game}-{stamp}.wav"
+    return user_data_path("narrator", appauthor=False) / "narrations" / f"{game}-{stamp}.wav"
 
 
 def demo(settings: TableSettings) -> int:

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Set up (if needed) and start a game: scripts/run.sh [narrator play args...]
-# Default: onenight --players 5 --text
+# Set up (if needed) and run the main job.
+#   scripts/run.sh                 a narrated game of «Ночь оборотня» at this keyboard, or,
+#                                  when nobody is at the keyboard, a narrated demo game
+#                                  (to the speakers; with no sound device, to a WAV file)
+#   scripts/run.sh ARGS...         narrator play ARGS... (e.g. sport_mafia --lang en --voice)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd -P)"
 
 bash "$ROOT/scripts/setup.sh"
 
-if (($# == 0)); then
-    set -- onenight --players 5 --text
+NARRATOR="$ROOT/.venv/bin/narrator"
+if (($# > 0)); then
+    exec "$NARRATOR" play "$@"
 fi
-exec "$ROOT/.venv/bin/narrator" play "$@"
+if [[ -t 0 ]]; then
+    exec "$NARRATOR" play onenight --voice
+fi
+exec "$NARRATOR" demo onenight

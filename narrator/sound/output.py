@@ -188,3 +188,45 @@ class DeviceOutput:
             if self._running:
                 self.underruns += 1
         self._read += take
+
+
+class FileOutput:
+    """No sound card: the live mix is written to a WAV file at the pace of the real clock."""
+
+    def __init__(self, mixer: Mixer, path: Path) -> None:
+        self.mixer = mixer
+        self.path = path
+        self.playback = Playback(mixer)
+        self._running = False
+        self._thread: threading.Thread | None = None
+        self._file: Any = None
+
+    def start(self) -> None:
+        import soundfile
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = soundfile.SoundFile(
+                str(self.path), "w", self.mixer.rate, MIX_CHANNELS, "PCM_16"
+            )
+        except (OSError, RuntimeError) as error:
+            raise ConfigError(f"cannot write {self.path}: {error}") from None
+        self._running = True
+        self._thread = threading.Thread(target=self._produce, name="mixer-file", daemon=True)
+        self._thread.start()
+
+    def _produce(self) -> None:
+        start = time.monotonic()
+        while self._running:
+            due = round((time.monotonic() - start) * self.mixer.rate)
+            while self.mixer.frame + BLOCK <= due:
+                self._file.write(self.mixer.render(BLOCK))
+            time.sleep(BLOCK / self.mixer.rate)
+
+    def stop(self) -> None:
+        self._running = False
+        if self._thread is not None:
+            self._thread.join(timeout=1)
+        if self._file is not None:
+            self._file.close()
+            self._file = None

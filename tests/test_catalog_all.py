@@ -1,0 +1,107 @@
+"""Both catalogs cover every line key, reason key and secret the engine emits, in every game."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from narrator.drive import Driver
+from narrator.record import GameRecord
+from narrator.rules.answers import Answer
+from narrator.rules.core import DealCard, Prompt, Say, Show, Timer, Wake, shuffled_deal
+from narrator.rules.errors import NarratorError
+from narrator.rules.registry import get_variant, known_names, make_switches
+from narrator.voice.catalog import load_catalog, placeholders
+
+RU = load_catalog("ru")
+EN = load_catalog("en")
+GARBAGE = ("", "banana", "99", "0", "none none", "center 9", "abstain", "yes", "destroy", "1 +")
+
+
+class RandomTable(Driver):
+    """Plays instantly: random legal answers, with garbage first now and then."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(RU, GameRecord())
+        self.rng = rng
+        self.said: dict[str, set[str]] = {}
+        self.reasons: dict[str, set[str]] = {}
+        self.shown: set[tuple[str, str]] = set()
+
+    def carry_out(self, step: object) -> Answer | None:
+        if isinstance(step, Say):
+            self.said.setdefault(step.key, set()).update(step.params)
+        return super().carry_out(step)  # type: ignore[arg-type]
+
+    def say(self, key: str, text: str) -> None:
+        pass
+
+    def wake(self, step: Wake) -> None:
+        for cue in step.cues:
+            self.carry_out(cue)
+
+    def ask(self, prompt: Prompt) -> Answer:
+        if self.rng.random() < 0.3:
+            self.attempt(prompt, self.rng.choice(GARBAGE), answered=False)
+        if self.rng.random() < 0.1 or not prompt.options:
+            return self.expire(prompt)
+        answer = self.attempt(prompt, self.rng.choice(prompt.options), answered=False)
+        return answer if answer is not None else self.expire(prompt)
+
+    def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
+        self.reasons.setdefault(error.key, set()).update(error.params)
+
+    def show(self, step: Show) -> None:
+        self.shown.add((step.secret.kind, step.secret.values[0] if step.secret.values else ""))
+
+    def sleep(self) -> None:
+        pass
+
+    def deal_card(self, step: DealCard) -> None:
+        pass
+
+    def timer(self, step: Timer) -> Answer | None:
+        for _, key in self.timer_warnings(step):
+            self.carry_out(Say(key))
+        if step.prompt is None:
+            return None
+        answer = self.ask(step.prompt)
+        self.confirm(step, answer)
+        return answer
+
+
+@pytest.mark.parametrize("game", known_names())
+def test_every_emitted_key_is_in_both_catalogs(game: str) -> None:
+    variant = get_variant(game)
+    switches = make_switches(variant, {})
+    said: dict[str, set[str]] = {}
+    reasons: dict[str, set[str]] = {}
+    shown: set[tuple[str, str]] = set()
+    for seed in range(40):
+        rng = random.Random(seed)
+        players = rng.choice(list(variant.seat_counts))
+        deal = shuffled_deal(variant.composition(players, switches), players, rng)
+        table = RandomTable(rng)
+        table.run(variant.new_game(deal, switches, random.Random(seed)))
+        for key, params in table.said.items():
+            said.setdefault(key, set()).update(params)
+        for key, params in table.reasons.items():
+            reasons.setdefault(key, set()).update(params)
+        shown |= table.shown
+    assert said, "the games said nothing"
+    for catalog in (RU, EN):
+        for key, params in {**said, **reasons}.items():
+            assert key in catalog.lines, f"{key} is missing from the {catalog.lang} catalog"
+            assert params == placeholders(catalog.lines[key]), f"{key} in {catalog.lang}"
+        for kind, value in shown:
+            if kind == "roles":
+                assert f"role.{value}" in catalog.lines
+            elif kind == "token":
+                assert f"secret.{value}" in catalog.lines
+
+
+def test_both_catalogs_have_the_same_keys_and_placeholders() -> None:
+    assert RU.lines.keys() == EN.lines.keys()
+    for key in RU.lines:
+        assert placeholders(RU.lines[key]) == placeholders(EN.lines[key]), key

@@ -86,6 +86,12 @@ def prepare(settings: TableSettings) -> Prepared:
     return Prepared(variant, switches, deal, catalog, seed, players)
 
 
+def terminal_for(catalog: Catalog) -> Terminal:
+    """The text host, with its live line in the table's language."""
+    texts = {name: catalog.lines[f"screen.{name}"] for name in ("remaining", "entry", "rejected")}
+    return Terminal(texts=texts)
+
+
 def _progress(done: int, total: int) -> None:
     width = 30
     filled = width * done // max(total, 1)
@@ -171,7 +177,7 @@ def _run_game(
 def play_at_table(settings: TableSettings) -> int:
     """A game at the table: keypad in the terminal (or demo players), printed or spoken."""
     prepared = prepare(settings)
-    with Terminal() as terminal:
+    with terminal_for(prepared.catalog) as terminal:
         clock: Clock = RealClock()
         keys: Keys = (
             DemoKeys(random.Random(prepared.seed + 1), clock) if settings.demo else terminal
@@ -224,7 +230,7 @@ def demo(settings: TableSettings) -> int:
             print(f"narrator: {problem}: rendering the demo to {output} instead (--output FILE)")
     source = speech_source(settings, prepared.variant.name)
     mixer = _mixer(settings, prepared.seed)
-    with Terminal() as terminal:
+    with terminal_for(prepared.catalog) as terminal:
         if output is None:
             device = DeviceOutput(mixer)
             device.start()

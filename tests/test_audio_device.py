@@ -46,13 +46,25 @@ def short_night() -> Script:
 class QuietScreen:
     """A screen nobody looks at (the test listens instead)."""
 
+    def said(self, text: str) -> None:
+        pass
+
     def line(self, text: str) -> None:
         pass
 
-    def status(self, text: str) -> None:
+    def live(self, view: object) -> None:
+        pass
+
+    def secret(self, text: str) -> None:
         pass
 
     def clear(self) -> None:
+        pass
+
+    def table(self, view: object, speaker: int | None) -> None:
+        pass
+
+    def end(self, title: str, lines: list[str]) -> None:
         pass
 
 

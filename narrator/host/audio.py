@@ -50,7 +50,7 @@ class AudioVoice:
 
     def say(self, key: str, text: str) -> None:
         if self.printer is not None:
-            self.printer.line(f"» {text}")
+            self.printer.said(text)
         clip = self.speech.clip(key, text)
         token = self.mixer.say(clip)
         if self.virtual:

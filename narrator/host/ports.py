@@ -6,9 +6,10 @@ terminal, later a speech engine and a full-screen app) or demo stand-ins.
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
-from narrator.rules.core import Prompt
+from narrator.rules.core import Prompt, PublicView
 
 ENTER = "\n"
 BACKSPACE = "\x7f"
@@ -54,17 +55,45 @@ class Sound(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Live:
+    """The live part of the screen: a countdown, the question, the digits being typed."""
+
+    kind: Literal["window", "answer", "timer"]
+    label: str  # the question or the speaker; empty inside a night window
+    left: float
+    total: float
+    typed: str = ""
+    reason: str = ""  # why the last attempt was refused (silent, on screen only)
+
+
 class Screen(Protocol):
     """The laptop screen: the only private channel at the table."""
+
+    def said(self, text: str) -> None:
+        """A narrator line, as it is spoken (public)."""
+        ...
 
     def line(self, text: str) -> None:
         """Add a line that may stay on screen (public information only)."""
         ...
 
-    def status(self, text: str) -> None:
-        """Replace the one live status line (countdown, digits being typed)."""
+    def live(self, view: Live | None) -> None:
+        """Show (or, with None, remove) the countdown and the entry."""
+        ...
+
+    def secret(self, text: str) -> None:
+        """Show hidden information large; only ever inside its owner's window or deal."""
         ...
 
     def clear(self) -> None:
-        """Wipe the screen and its scroll-back: nothing shown before can be read."""
+        """Wipe everything shown privately: the neutral page, the same whatever happened."""
+        ...
+
+    def table(self, view: PublicView, speaker: int | None) -> None:
+        """The public state of the table: who is in the game, who speaks."""
+        ...
+
+    def end(self, title: str, lines: list[str]) -> None:
+        """The final screen: the winner, every role, the game's timeline."""
         ...

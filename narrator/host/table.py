@@ -10,10 +10,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from narrator.drive import Driver
 from narrator.host.audio import Silence
-from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Screen, Sound, Voice
+from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Live, Screen, Sound, Voice
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer, AnswerKind
 from narrator.rules.core import (
@@ -53,11 +54,6 @@ def keypad_text(typed: str, accepts: frozenset[AnswerKind]) -> str:
     if text[:1] in {"*", "c", "C", "."} and text[1:].replace(" ", "").isdigit():
         return "center " + " ".join(text[1:].replace(" ", ""))
     return text
-
-
-def bar(left: float, total: float, width: int = 20) -> str:
-    filled = round(width * left / total) if total > 0 else 0
-    return "█" * filled + "░" * (width - filled)
 
 
 @dataclass
@@ -108,6 +104,7 @@ class TableDriver(Driver):
         self._reason = ""
         self._collecting = False
         self.game = ""
+        self._game: Game | None = None
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -153,7 +150,7 @@ class TableDriver(Driver):
         finally:
             self._collecting = False
         self._say_due_cues()
-        self.screen.status("")
+        self.screen.live(None)
 
     def _read_until(
         self,
@@ -174,7 +171,7 @@ class TableDriver(Driver):
                 next_tick = float(int(left + 0.999) - 1)
             while pending and left <= pending[0][0]:
                 self.carry_out(Say(pending.pop(0)[1]))
-            self.screen.status(self._status(left, total, label, entry))
+            self.screen.live(self._live(left, total, label, entry))
             key = self.keys.read(min(TICK, left))
             if key is None:
                 continue
@@ -242,16 +239,16 @@ class TableDriver(Driver):
         entry.answered, entry.answer = True, answer
         return answer
 
-    def _status(self, left: float, total: float, label: str, entry: Entry | None) -> str:
-        parts = [bar(left, total), self.t("screen.remaining", seconds=f"{left:4.1f}")]
-        if label:
-            parts.append(label)
-        if entry is not None:
-            typed = " ".join([*entry.parts, entry.typed])
-            parts.append(self.t("screen.entry", text=typed.strip() + "_"))
-            if entry.reason:
-                parts.append(self.t("screen.rejected", reason=entry.reason))
-        return "  ".join(parts)
+    def _live(self, left: float, total: float, label: str, entry: Entry | None) -> Live:
+        if self._window is not None:
+            kind: Literal["window", "answer", "timer"] = "window"
+        elif entry is not None and entry.prompt is not None and not entry.interrupt:
+            kind = "answer"
+        else:
+            kind = "timer"
+        typed = " ".join([*entry.parts, entry.typed]).strip() if entry is not None else ""
+        reason = entry.reason if entry is not None else ""
+        return Live(kind, label, max(left, 0.0), total, typed, reason)
 
     def _label(self, prompt: Prompt, game: str) -> str:
         """The on-screen question: ``prompt.<game>.<action>`` or ``prompt.<action>``."""
@@ -282,6 +279,8 @@ class TableDriver(Driver):
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
+        if self._game is not None:
+            self.screen.table(self._game.public_view(), None)
         if phase.startswith("n"):
             self._dawn_pending = False
             self.sound.night(True)
@@ -324,8 +323,7 @@ class TableDriver(Driver):
         entry.answer = self.attempt(prompt, text, answered=False)
 
     def show(self, step: Show) -> None:
-        self.screen.line("")
-        self.screen.line(">>> " + self._secret_text(step.secret) + " <<<")
+        self.screen.secret(self._secret_text(step.secret))
 
     def _secret_text(self, secret: Secret) -> str:
         if secret.kind == "roles":
@@ -365,8 +363,7 @@ class TableDriver(Driver):
         self.screen.line(self.t("screen.deal_wait", seat=step.seat))
         self._wait_enter()
         names = ", ".join(self.t(f"role.{r}") for r in step.secret.values)
-        self.screen.line("")
-        self.screen.line(">>> " + self.t("screen.deal_card", roles=names) + " <<<")
+        self.screen.secret(self.t("screen.deal_card", roles=names))
         self.screen.line(self.t("screen.deal_hide"))
         self.keys.expect(None)
         self._wait_enter()
@@ -377,6 +374,8 @@ class TableDriver(Driver):
         action = step.id.split(".")[1] if "." in step.id else step.id
         key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
         label = self.t(key, seat=step.seat or "")
+        if self._game is not None:
+            self.screen.table(self._game.public_view(), step.seat)
         entry: Entry | None = None
         if step.prompt is not None or step.interrupt is not None:
             entry = Entry(step.prompt, interrupt=step.interrupt, speaker=step.seat)
@@ -418,9 +417,26 @@ class TableDriver(Driver):
 
     def run(self, game: Game) -> Outcome | None:
         self.game = game.variant
+        self._game = game
         return super().run(game)
 
     def finished(self, outcome: Outcome) -> None:
         winner = self.t(f"winner.{outcome.winner}") if outcome.winner else "—"
-        self.screen.line("")
-        self.screen.line(self.t("screen.winner", winner=winner))
+        self.screen.end(self.t("screen.winner", winner=winner), self.timeline(outcome))
+
+    def timeline(self, outcome: Outcome) -> list[str]:
+        """Every role, then what happened in each phase: checks, shots, eliminations."""
+        lines = [
+            self.t("reveal.seat", seat=seat, role=self.t(f"role.{role}"))
+            for seat, role in sorted(outcome.reveal.items())
+        ]
+        phase = ""
+        for event in self.record.events:
+            if event["event"] == "phase":
+                phase = event["id"]
+            elif event["event"] == "secret" and not event["prompt"].startswith("deal."):
+                seats = ", ".join(str(s) for s in event["to"])
+                lines.append(f"{phase}: {event['prompt']} → {seats}: {event['shown']}")
+            elif event["event"] == "eliminated":
+                lines.append(f"{event['phase']}: {event['seat']} — {event['cause']}")
+        return lines

@@ -14,8 +14,8 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
-from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT
-from narrator.rules.core import Prompt
+from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Live, Screen
+from narrator.rules.core import Prompt, PublicView
 
 CLEAR = "\033[H\033[2J\033[3J"  # home, clear screen, clear scroll-back
 
@@ -32,8 +32,13 @@ class RealClock:
 class Terminal:
     """Screen and keys on a POSIX or Windows terminal; use as a context manager."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
+    def __init__(self, out: TextIO | None = None, texts: dict[str, str] | None = None) -> None:
         self.out = out or sys.stdout
+        self.texts = texts or {
+            "remaining": "{seconds} s",
+            "entry": "> {text}",
+            "rejected": "! {reason}",
+        }
         self._saved: list[Any] | None = None
         self._fd = -1
         self._status_shown = False
@@ -95,10 +100,43 @@ class Terminal:
 
     # --- screen ----------------------------------------------------------------------
 
+    def said(self, text: str) -> None:
+        self.line(f"» {text}")
+
     def line(self, text: str) -> None:
         self._end_status()
         self.out.write(text + "\n")
         self.out.flush()
+
+    def live(self, view: Live | None) -> None:
+        self.status("" if view is None else self.render_live(view))
+
+    def render_live(self, view: Live) -> str:
+        """One status line: bar, seconds left, the question, the entry, a refusal."""
+        parts = [
+            bar(view.left, view.total),
+            self.texts["remaining"].format(seconds=f"{view.left:4.1f}"),
+        ]
+        if view.label:
+            parts.append(view.label)
+        if view.kind != "timer" or view.typed:
+            parts.append(self.texts["entry"].format(text=view.typed + "_"))
+        if view.reason:
+            parts.append(self.texts["rejected"].format(reason=view.reason))
+        return "  ".join(parts)
+
+    def secret(self, text: str) -> None:
+        self.line("")
+        self.line(f">>> {text} <<<")
+
+    def table(self, view: PublicView, speaker: int | None) -> None:
+        """The text host shows the table through the spoken lines only."""
+
+    def end(self, title: str, lines: list[str]) -> None:
+        self.line("")
+        self.line(title)
+        for text in lines:
+            self.line(f"  {text}")
 
     def status(self, text: str) -> None:
         if not self.out.isatty():
@@ -131,11 +169,16 @@ def _normalise(char: str) -> str:
     return char
 
 
-class PrintVoice:
-    """Text mode's voice: every narrator line is printed as it would be spoken."""
+def bar(left: float, total: float, width: int = 20) -> str:
+    filled = round(width * left / total) if total > 0 else 0
+    return "█" * max(0, min(width, filled)) + "░" * (width - max(0, min(width, filled)))
 
-    def __init__(self, screen: Terminal) -> None:
+
+class PrintVoice:
+    """Text mode's voice: every narrator line is shown as it would be spoken."""
+
+    def __init__(self, screen: Screen) -> None:
         self.screen = screen
 
     def say(self, key: str, text: str) -> None:
-        self.screen.line(f"» {text}")
+        self.screen.said(text)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import random
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence
 from narrator.host.demo import DemoKeys
 from narrator.host.journal import Journal, default_record_dir
-from narrator.host.ports import Clock, Keys, Sound, Voice
+from narrator.host.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.host.table import GameStopped, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
 from narrator.record import GameRecord
@@ -56,6 +57,7 @@ class TableSettings:
     knock_density: float = 3.0
     ticks: bool = False
     output: Path | None = None  # a WAV file instead of the sound card
+    text: bool = False  # the plain terminal host instead of the full screen
 
 
 @dataclass
@@ -101,7 +103,11 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def speech_source(settings: TableSettings, game: str) -> PackOrTTS:
+def speech_source(
+    settings: TableSettings,
+    game: str,
+    progress: Callable[[int, int], None] | None = _progress,
+) -> PackOrTTS:
     """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack."""
     from narrator.voice.tts import SpeechCache, lines_to_render
 
@@ -109,7 +115,7 @@ def speech_source(settings: TableSettings, game: str) -> PackOrTTS:
     cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
     missing = cache.missing(lines_to_render(settings.lang, game))
     if missing:
-        cache.build(missing, _progress)
+        cache.build(missing, progress or (lambda done, total: None))
     if settings.voice_pack is None:
         return PackOrTTS(cache.clip)
     from narrator.voice.packs import VoicePack
@@ -128,7 +134,7 @@ def _mixer(settings: TableSettings, seed: int) -> Mixer:
 def _run_game(
     settings: TableSettings,
     prepared: Prepared,
-    terminal: Terminal,
+    terminal: Screen,
     *,
     keys: Keys,
     voice: Voice,
@@ -174,9 +180,51 @@ def _run_game(
     return 0, record, journal
 
 
+@dataclass
+class Speaking:
+    """The spoken side of a table: voice, sound and the output they play through."""
+
+    voice: Voice
+    sound: Sound
+    output: DeviceOutput | FileOutput | None = None
+    mixer: Mixer | None = None
+
+    def stop(self, clock: Clock) -> None:
+        if self.output is not None:
+            clock.sleep(TAIL_S)
+            self.output.stop()
+
+
+def speaking(
+    settings: TableSettings,
+    prepared: Prepared,
+    screen: Screen,
+    clock: Clock,
+    progress: Callable[[int, int], None] | None = _progress,
+) -> Speaking:
+    """Printed lines only, or speech and knocks through the sound card (or a WAV file)."""
+    if settings.voice is None:
+        return Speaking(PrintVoice(screen), Silence())
+    source = speech_source(settings, prepared.variant.name, progress)
+    mixer = _mixer(settings, prepared.seed)
+    output: DeviceOutput | FileOutput
+    problem = output_problem()
+    if problem is None:
+        output = DeviceOutput(mixer)
+    else:
+        path = settings.output or default_demo_path(prepared.variant.name)
+        screen.line(f"narrator: {problem}: the narration goes to {path}")
+        output = FileOutput(mixer, path)
+    output.start()
+    voice = AudioVoice(source, mixer, output.playback, clock, False, screen)
+    return Speaking(voice, NightSound(mixer, settings.ticks), output, mixer)
+
+
 def play_at_table(settings: TableSettings) -> int:
-    """A game at the table: keypad in the terminal (or demo players), printed or spoken."""
+    """A game at the table: the full screen, or the text host (and demo players)."""
     prepared = prepare(settings)
+    if not (settings.text or settings.demo):
+        return play_full_screen(settings, prepared)
     with terminal_for(prepared.catalog) as terminal:
         clock: Clock = RealClock()
         keys: Keys = (
@@ -184,31 +232,73 @@ def play_at_table(settings: TableSettings) -> int:
         )
         if settings.demo:
             terminal.line(prepared.catalog.text("screen.demo"))
-        voice: Voice = PrintVoice(terminal)
-        sound: Sound = Silence()
-        device: DeviceOutput | FileOutput | None = None
-        if settings.voice is not None:
-            source = speech_source(settings, prepared.variant.name)
-            mixer = _mixer(settings, prepared.seed)
-            problem = output_problem()
-            if problem is None:
-                device = DeviceOutput(mixer)
-            else:
-                path = settings.output or default_demo_path(prepared.variant.name)
-                terminal.line(f"narrator: {problem}: the narration goes to {path}")
-                device = FileOutput(mixer, path)
-            device.start()
-            voice = AudioVoice(source, mixer, device.playback, clock, False, terminal)
-            sound = NightSound(mixer, settings.ticks)
+        spoken = speaking(settings, prepared, terminal, clock)
         try:
             code, _, _ = _run_game(
-                settings, prepared, terminal, keys=keys, voice=voice, sound=sound, clock=clock
+                settings,
+                prepared,
+                terminal,
+                keys=keys,
+                voice=spoken.voice,
+                sound=spoken.sound,
+                clock=clock,
             )
         finally:
-            if device is not None:
-                clock.sleep(TAIL_S)
-                device.stop()
+            spoken.stop(clock)
     return code
+
+
+def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
+    """The textual table: the set-up screen, then the game in a thread behind it."""
+    from narrator.screen.setup import initial_values
+    from narrator.screen.tui import PausableClock, TableApp, TuiScreen
+
+    clock = PausableClock()
+    state: dict[str, Speaking] = {}
+
+    def game(app: TableApp) -> int:
+        chosen = replace(settings, **(app.setup or {}))
+        ready = prepare(chosen) if app.setup else prepared
+        screen = TuiScreen(app)
+        screen.said(ready.catalog.text("tui.preparing"))
+        spoken = speaking(chosen, ready, screen, clock, progress=None)
+        state["spoken"] = spoken
+        try:
+            code, _, _ = _run_game(
+                chosen,
+                ready,
+                screen,
+                keys=app.keys,
+                voice=spoken.voice,
+                sound=spoken.sound,
+                clock=clock,
+            )
+        finally:
+            spoken.stop(clock)
+        return code
+
+    def pause(paused: bool) -> None:
+        spoken = state.get("spoken")
+        if spoken is not None and spoken.mixer is not None:
+            spoken.mixer.pause(paused)
+
+    def repeat(text: str) -> None:
+        spoken = state.get("spoken")
+        if spoken is not None and isinstance(spoken.voice, AudioVoice):
+            spoken.voice.repeat(text)
+
+    app = TableApp(
+        prepared.catalog,
+        game,
+        clock,
+        on_pause=pause,
+        on_repeat=repeat,
+        setup=initial_values(settings),
+    )
+    code = app.run()
+    if app.error is not None:
+        raise app.error
+    return code if code is not None else 0
 
 
 def default_demo_path(game: str) -> Path:

@@ -41,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
         help="number of players (default: the middle of the game's range; sport_mafia: 10)",
     )
     play.add_argument("--lang", default="ru", choices=["ru", "en"], help="language of the host")
-    play.add_argument("--text", action="store_true", help="terminal text host (no full screen)")
+    play.add_argument(
+        "--text", action="store_true", help="the plain terminal host instead of the full screen"
+    )
     play.add_argument(
         "--seed", type=int, default=None, help="seed of the deal (same seed, same game)"
     )

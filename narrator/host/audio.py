@@ -48,6 +48,10 @@ class AudioVoice:
     printer: Screen | None = None
     timeline: list[SpokenLine] = field(default_factory=list)
 
+    def repeat(self, text: str) -> None:
+        """Say a line again at once (the table asked), without waiting for it."""
+        self.mixer.say(self.speech.clip("", text))
+
     def say(self, key: str, text: str) -> None:
         if self.printer is not None:
             self.printer.said(text)
@@ -56,8 +60,12 @@ class AudioVoice:
         if self.virtual:
             while self.playback.finished_at(token) is None:
                 self.clock.sleep(BLOCK / self.mixer.rate)
-        elif not self.playback.wait(token, timeout=clip.seconds + STALL_S):
-            raise ConfigError(f"the sound output stalled while saying {text!r}")
+        else:
+            waited = 0.0
+            while not self.playback.wait(token, timeout=1.0):
+                waited += 0.0 if self.mixer.paused else 1.0
+                if waited > clip.seconds + STALL_S:
+                    raise ConfigError(f"the sound output stalled while saying {text!r}")
         start = self.playback.started_at(token) or 0
         end = self.playback.finished_at(token) or 0
         self.timeline.append(SpokenLine(key, text, start / self.mixer.rate, end / self.mixer.rate))

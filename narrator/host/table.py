@@ -36,6 +36,7 @@ _LOGGER = logging.getLogger(__name__)
 
 TICK = 0.1  # how often countdowns are redrawn, seconds
 TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
+DEAL_SHOW_S = 8.0  # a dealt card disappears by itself after this long
 
 
 class GameStopped(Exception):
@@ -45,6 +46,8 @@ class GameStopped(Exception):
 def keypad_text(typed: str, accepts: frozenset[AnswerKind]) -> str:
     """Turn keypad input into an answer text: ``0`` nobody (or abstain), ``*13`` centre cards."""
     text = typed.strip()
+    if AnswerKind.YES_NO in accepts and text in {"1", "0"}:
+        return "yes" if text == "1" else "no"  # a numpad answers yes/no with 1/0
     if text == "0":
         return (
             "abstain"
@@ -286,6 +289,7 @@ class TableDriver(Driver):
             self.sound.night(True)
         elif phase.startswith("d"):
             self._dawn_pending = True
+            self.screen.clear()  # the day starts on a clean page
 
     def _say_due_cues(self) -> None:
         while self._cues and self.clock.now() - self._window_start >= self._cues[0][0]:
@@ -323,16 +327,18 @@ class TableDriver(Driver):
         entry.answer = self.attempt(prompt, text, answered=False)
 
     def show(self, step: Show) -> None:
-        self.screen.secret(self._secret_text(step.secret))
+        self.screen.secret(self._secret_text(step.prompt, step.secret))
 
-    def _secret_text(self, secret: Secret) -> str:
+    def _secret_text(self, prompt_id: str, secret: Secret) -> str:
         if secret.kind == "roles":
             names = tuple(self.t(f"role.{r}") for r in secret.values)
             return self.t("screen.secret_roles", roles=", ".join(names))
         if secret.kind == "seats":
             if not secret.values:
                 return self.t("screen.secret_lone")
-            return self.t("screen.secret_seats", seats=", ".join(secret.values))
+            action = prompt_id.split(".")[1] if "." in prompt_id else prompt_id
+            key = f"shown.{action}" if f"shown.{action}" in self.catalog.lines else "shown.seats"
+            return self.t(key, seats=", ".join(secret.values))
         return self.t(f"secret.{secret.values[0]}")
 
     def sleep(self) -> None:
@@ -349,8 +355,10 @@ class TableDriver(Driver):
 
     # --- dealing, timers ---------------------------------------------------------------------
 
-    def _wait_enter(self) -> None:
-        while True:
+    def _wait_enter(self, seconds: float | None = None) -> None:
+        """Until Enter (or, with ``seconds``, until that much time has passed)."""
+        end = None if seconds is None else self.clock.now() + seconds
+        while end is None or self.clock.now() < end:
             key = self.keys.read(TICK)
             if key == INTERRUPT:
                 self._confirm_stop()
@@ -366,7 +374,7 @@ class TableDriver(Driver):
         self.screen.secret(self.t("screen.deal_card", roles=names))
         self.screen.line(self.t("screen.deal_hide"))
         self.keys.expect(None)
-        self._wait_enter()
+        self._wait_enter(DEAL_SHOW_S)  # the card goes on the next key or by itself
         self.screen.clear()
 
     def timer(self, step: Timer) -> Answer | None:

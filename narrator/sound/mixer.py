@@ -73,6 +73,7 @@ class Mixer:
         self._night_gain = 0.0
         self._duck_gain = 1.0
         self._tokens = 0
+        self.paused = False  # a paused table: silence, and nothing moves on
         self.on_started: Callable[[int, int], None] | None = None  # (token, frame)
         self.on_finished: Callable[[int, int], None] | None = None  # (token, frame)
 
@@ -102,8 +103,15 @@ class Mixer:
 
     # --- rendering (one thread) -----------------------------------------------------------
 
+    def pause(self, on: bool) -> None:
+        with self._lock:
+            self.paused = on
+
     def render(self, frames: int) -> Samples:
         with self._lock:
+            if self.paused:
+                self.frame += frames
+                return np.zeros((frames, MIX_CHANNELS), dtype=np.float32)
             speech, active = self._speech(frames)
             cues = self._mix_cues(frames)
             night = ramp(

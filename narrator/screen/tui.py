@@ -1,0 +1,330 @@
+"""The full-screen table (textual): the Screen and Keys ports over one app.
+
+The game runs in its own thread, exactly as in the text host; this module only
+shows what the table loop tells it and passes keys back. Private things (a card,
+a check, the digits typed at night) live on the *page*, which every ``clear``
+wipes; the public log holds only what the narrator said.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Digits, ProgressBar, RichLog, Static
+
+from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Live
+from narrator.rules.core import Prompt, PublicView
+from narrator.voice.catalog import Catalog, load_catalog
+
+MIN_WIDTH, MIN_HEIGHT = 60, 20
+
+
+class PausableClock:
+    """A monotonic clock that stands still while the game is paused (key P)."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._paused_at: float | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
+    def now(self) -> float:
+        moment = self._paused_at if self._paused_at is not None else time.monotonic()
+        return moment - self._offset
+
+    def sleep(self, seconds: float) -> None:
+        end = self.now() + seconds
+        while (left := end - self.now()) > 0:
+            time.sleep(min(left, 0.05))
+
+    def toggle(self) -> bool:
+        if self._paused_at is None:
+            self._paused_at = time.monotonic()
+        else:
+            self._offset += time.monotonic() - self._paused_at
+            self._paused_at = None
+        return self.paused
+
+
+class TuiKeys:
+    """Keys from the app to the table loop; while paused nothing is typed."""
+
+    def __init__(self, clock: PausableClock) -> None:
+        self.clock = clock
+        self.keys: queue.Queue[str] = queue.Queue()
+        self.calls = False  # a call-mode shooting window: Space is a shot, not «Спасибо»
+
+    def read(self, timeout: float) -> str | None:
+        try:
+            key = self.keys.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+        return None if self.clock.paused and key != INTERRUPT else key
+
+    def expect(self, prompt: Prompt | None) -> None:
+        self.calls = prompt is not None and prompt.calls
+
+    def press(self, key: str) -> None:
+        self.keys.put(key)
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.text, id="help")
+
+
+class TableApp(App[int]):
+    """The table screen. ``game`` runs in a thread with this app's Screen and Keys."""
+
+    CSS = """
+    Screen { background: #0b0b0e; color: #d8d8d8; }
+    #phase { height: 1; background: #1b1b22; padding: 0 1; }
+    #narrator { height: 3; content-align: center middle; text-style: bold; color: #f0e6c8; }
+    #table { height: 3; content-align: center middle; }
+    #live { height: auto; padding: 0 2; }
+    #label { height: 1; content-align: center middle; }
+    #countdown { width: 100%; }
+    #typed { width: auto; }
+    #reason { height: 1; color: #ff8a80; content-align: center middle; }
+    #secret { height: auto; min-height: 3; border: heavy #e0b341; content-align: center middle;
+              text-style: bold; color: #ffe08a; padding: 1 2; }
+    #page { height: auto; padding: 0 2; color: #b8b8c8; }
+    #log { height: 1fr; border-top: solid #333344; color: #9090a0; }
+    #help { width: 70; height: auto; border: round #888; padding: 1 2; background: #16161c; }
+    HelpScreen { align: center middle; }
+    #small { display: none; }
+    .hidden { display: none; }
+    """
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        game: Callable[[TableApp], int],
+        clock: PausableClock,
+        *,
+        on_pause: Callable[[bool], None] | None = None,
+        on_repeat: Callable[[str], None] | None = None,
+        setup: dict[str, Any] | None = None,
+        config: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.setup = setup  # shown first when given; the chosen values then
+        self.config = config
+        self.catalog = catalog
+        self.game = game
+        self.clock = clock
+        self.keys = TuiKeys(clock)
+        self.on_pause = on_pause
+        self.on_repeat = on_repeat
+        self.last_said = ""
+        self.finished = False
+        self.code = 0
+        self.page_lines: list[str] = []
+        self.secret_text = ""
+        self._thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        self.events: list[tuple[str, str]] = []  # what the screen was told, in order
+        self.live_view: Live | None = None
+
+    def t(self, key: str, **params: object) -> str:
+        return self.catalog.text(key, params)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="phase")
+        yield Static("", id="narrator")
+        yield Static("", id="table")
+        with Vertical(id="live", classes="hidden"):
+            yield Static("", id="label")
+            yield ProgressBar(total=100, show_eta=False, show_percentage=False, id="countdown")
+            yield Digits("", id="typed")
+            yield Static("", id="reason")
+        yield Static("", id="secret", classes="hidden")
+        yield Static("", id="page")
+        yield RichLog(id="log", wrap=True, markup=False)
+        yield Static("", id="small")
+
+    def on_mount(self) -> None:
+        self.title = "narrator"
+        self.query_one("#phase", Static).update(self.t("tui.phase", phase="—"))
+        if self.setup is None:
+            self._start_game()
+            return
+        from narrator.screen.setup import SetupScreen
+
+        self.push_screen(SetupScreen(self.catalog, self.setup, self.config), self._chosen)
+
+    def _chosen(self, values: dict[str, Any] | None) -> None:
+        self.setup = values
+        if values is not None:
+            self.catalog = load_catalog(str(values["lang"]))
+        self._start_game()
+
+    def _start_game(self) -> None:
+        self._thread = threading.Thread(target=self._play, name="game", daemon=True)
+        self._thread.start()
+
+    def _play(self) -> None:
+        try:
+            self.code = self.game(self)
+        except BaseException as error:  # shown, then re-raised by the caller after exit
+            self.error = error
+            self.code = 1
+        self.finished = True
+        self._call(self._show_finished)
+
+    def _call(self, work: Callable[[], Any]) -> None:
+        """Run ``work`` in the app's thread; a game outliving the app is ignored."""
+        if not self.is_running:
+            return
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(work)
+
+    def _show_finished(self) -> None:
+        self.query_one("#phase", Static).update(self.t("tui.leave"))
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def on_key(self, event: Any) -> None:
+        key = event.key
+        event.stop()
+        if self.finished:
+            if key in {"escape", "q", "enter"}:
+                self.exit(self.code)
+            return
+        if self._thread is None:
+            return  # the set-up screen has the keys
+        if key == "question_mark":
+            self.push_screen(HelpScreen(self.t("tui.help")))
+        elif key in {"p", "P", "з", "З"}:
+            paused = self.clock.toggle()
+            if self.on_pause is not None:
+                self.on_pause(paused)
+            self.query_one("#phase", Static).update(self.t("tui.paused") if paused else "")
+        elif key in {"r", "R", "к", "К"}:
+            if self.on_repeat is not None and self.last_said:
+                self.on_repeat(self.last_said)
+        elif key == "escape":
+            self.keys.press(INTERRUPT)
+        elif key == "enter":
+            self.keys.press(ENTER)
+        elif key == "backspace":
+            self.keys.press(BACKSPACE)
+        elif key == "space":
+            self.keys.press(" " if self.keys.calls else ENTER)
+        elif event.character and event.character.isprintable():
+            self.keys.press(event.character)
+
+    def on_resize(self, event: Any) -> None:
+        small = self.query_one("#small", Static)
+        too_small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
+        small.update(self.t("tui.too_small", width=MIN_WIDTH, height=MIN_HEIGHT))
+        small.styles.display = "block" if too_small else "none"
+
+    # --- what the Screen port does, in the app's thread ------------------------------------
+
+    def show_said(self, text: str) -> None:
+        self.events.append(("said", text))
+        self.last_said = text
+        self.query_one("#narrator", Static).update(text)
+        self.query_one("#log", RichLog).write(Text(f"» {text}"))
+
+    def show_line(self, text: str) -> None:
+        self.events.append(("line", text))
+        self.page_lines.append(text)
+        self.query_one("#page", Static).update("\n".join(self.page_lines[-8:]))
+
+    def show_live(self, view: Live | None) -> None:
+        live = self.query_one("#live", Vertical)
+        self.live_view = view
+        if view is None:
+            live.add_class("hidden")
+            return
+        live.remove_class("hidden")
+        self.query_one("#label", Static).update(view.label)
+        bar = self.query_one("#countdown", ProgressBar)
+        bar.update(total=max(view.total, 0.001), progress=max(view.left, 0.0))
+        self.query_one("#typed", Digits).update(view.typed.replace(" ", "·") or " ")
+        self.query_one("#reason", Static).update(view.reason)
+
+    def show_secret(self, text: str) -> None:
+        self.events.append(("secret", text))
+        self.secret_text = text
+        secret = self.query_one("#secret", Static)
+        secret.update(text)
+        secret.remove_class("hidden")
+
+    def show_clear(self) -> None:
+        self.events.append(("clear", ""))
+        self.secret_text = ""
+        self.page_lines = []
+        self.query_one("#secret", Static).add_class("hidden")
+        self.query_one("#secret", Static).update("")
+        self.query_one("#page", Static).update("")
+        self.query_one("#live", Vertical).add_class("hidden")
+
+    def show_table(self, view: PublicView, speaker: int | None) -> None:
+        alive = set(view.alive)
+        seats = []
+        for seat in range(1, view.players + 1):
+            if seat == speaker:
+                seats.append(f"▶{seat}◀")
+            elif seat in alive:
+                seats.append(f"[{seat}]")
+            else:
+                seats.append(f" ✗{seat} ")
+        self.query_one("#table", Static).update("  ".join(seats))
+        self.query_one("#phase", Static).update(self.t("tui.phase", phase=view.phase))
+
+    def show_end(self, title: str, lines: list[str]) -> None:
+        self.show_clear()
+        self.events.append(("end", title))
+        self.query_one("#narrator", Static).update(title)
+        self.page_lines = list(lines)
+        self.query_one("#page", Static).update("\n".join(lines))
+
+
+class TuiScreen:
+    """The Screen port: every call is carried out in the app's thread."""
+
+    def __init__(self, app: TableApp) -> None:
+        self.app = app
+
+    def said(self, text: str) -> None:
+        self.app._call(lambda: self.app.show_said(text))
+
+    def line(self, text: str) -> None:
+        self.app._call(lambda: self.app.show_line(text))
+
+    def live(self, view: Live | None) -> None:
+        self.app._call(lambda: self.app.show_live(view))
+
+    def secret(self, text: str) -> None:
+        self.app._call(lambda: self.app.show_secret(text))
+
+    def clear(self) -> None:
+        self.app._call(self.app.show_clear)
+
+    def table(self, view: PublicView, speaker: int | None) -> None:
+        self.app._call(lambda: self.app.show_table(view, speaker))
+
+    def end(self, title: str, lines: list[str]) -> None:
+        self.app._call(lambda: self.app.show_end(title, lines))

@@ -1,0 +1,247 @@
+"""The full-screen table driven by textual's headless pilot, as players would.
+
+Whole games of «Ночь оборотня» and «Хэллоуинская мафия»: the set-up screen,
+dealing, nights, days, the end screen. The tests check what the screen shows
+and, as much, what it does not: no secret outside its window or deal, and the
+same neutral page after every window whatever happened inside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from narrator.app import TableSettings, _run_game, prepare, speaking
+from narrator.rules.core import shuffled_deal
+from narrator.rules.registry import get_variant, make_switches
+from narrator.screen.setup import initial_values
+from narrator.screen.tui import PausableClock, TableApp, TuiScreen
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def make_app(settings: TableSettings, config: Path, with_setup: bool = True) -> TableApp:
+    clock = PausableClock()
+    prepared = prepare(settings)
+
+    def game(app: TableApp) -> int:
+        chosen = replace(settings, **(app.setup or {}))
+        ready = prepare(chosen)
+        screen = TuiScreen(app)
+        spoken = speaking(chosen, ready, screen, clock, progress=None)
+        code, _, _ = _run_game(
+            chosen,
+            ready,
+            screen,
+            keys=app.keys,
+            voice=spoken.voice,
+            sound=spoken.sound,
+            clock=clock,
+        )
+        return code
+
+    setup = initial_values(settings, config) if with_setup else None
+    return TableApp(prepared.catalog, game, clock, setup=setup, config=config)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float = 20) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the screen never reached the expected state")
+
+
+def said(app: TableApp, text: str) -> Callable[[], bool]:
+    return lambda: any(kind == "said" and text in value for kind, value in app.events)
+
+
+def asking(app: TableApp, label: str) -> Callable[[], bool]:
+    return lambda: app.live_view is not None and label in app.live_view.label
+
+
+def check_secrets_stay_inside(app: TableApp) -> None:
+    """A secret is always wiped (a clear) before the next public line is said."""
+    shown = False
+    for kind, _ in app.events:
+        if kind == "secret":
+            shown = True
+        elif kind == "clear":
+            shown = False
+        elif kind == "said":
+            assert not shown, "a narrator line was said while a secret was on screen"
+
+
+def neutral_pages(app: TableApp) -> list[tuple[str, ...]]:
+    """What the screen showed between each window's end and the next narrator line."""
+    pages: list[tuple[str, ...]] = []
+    current: list[str] | None = None
+    for kind, value in app.events:
+        if kind == "clear":
+            current = []
+        elif kind == "said":
+            if current is not None:
+                pages.append(tuple(current))
+            current = None
+        elif current is not None:
+            current.append(f"{kind}:{value}")
+    return pages
+
+
+def onenight_settings(seed: int, record: Path) -> TableSettings:
+    return TableSettings(
+        game="onenight",
+        players=3,
+        lang="ru",
+        seed=seed,
+        answer_s=5,
+        record_dir=record,
+        options={"window_s": 1.0, "discussion_s": 1.0},
+    )
+
+
+async def play_onenight(seed: int, shots: bool = False) -> TableApp:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(seed, record), config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause(0.3)
+        if shots:
+            app.save_screenshot(str(DOCS / "setup.svg"))
+        await pilot.press("enter")  # «Начать»
+        for seat in range(1, 4):
+            await until(
+                pilot,
+                lambda s=seat: (
+                    f"Игрок номер {s}: нажмите Enter" in app.page_lines[-1:][0]
+                    if app.page_lines
+                    else False
+                ),
+            )
+            assert app.secret_text == "", "a card on screen before its player pressed a key"
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+            if shots and seat == 1:
+                app.save_screenshot(str(DOCS / "deal.svg"))
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text == "")
+        await until(pilot, said(app, "Верховный инквизитор видит вещий сон!"))
+        await until(pilot, lambda: app.live_view is not None)
+        await pilot.press("2", "enter")  # inert if the card lies in the centre
+        if shots:
+            await pilot.pause(0.3)
+            app.save_screenshot(str(DOCS / "night.svg"))
+        await until(pilot, said(app, "Наступило утро"))
+        if shots:
+            await until(pilot, lambda: app.live_view is not None)
+            app.save_screenshot(str(DOCS / "day.svg"))
+        for voter in range(1, 4):
+            await until(pilot, asking(app, f"Голос игрока номер {voter}"))
+            await pilot.press(str(voter % 3 + 1), "enter")  # everyone one vote: nobody burns
+        await until(pilot, lambda: app.finished)
+        if shots:
+            app.save_screenshot(str(DOCS / "end.svg"))
+        await pilot.press("escape")
+    return app
+
+
+def test_a_whole_onenight_game_on_the_full_screen() -> None:
+    DOCS.mkdir(exist_ok=True)
+    app = asyncio.run(play_onenight(11, shots=True))
+    assert app.code == 0 and app.error is None
+    assert ("said", "Каждый получил по одному голосу — на костёр никто не попадает.") in app.events
+    ends = [value for kind, value in app.events if kind == "end"]
+    assert ends and ends[0].startswith("Итог:")
+    check_secrets_stay_inside(app)
+    for page in neutral_pages(app):  # after a window: only the neutral line, nothing private
+        assert all(not item.startswith("secret:") for item in page)
+
+
+def test_the_neutral_pages_do_not_depend_on_the_deal() -> None:
+    apps = [asyncio.run(play_onenight(seed)) for seed in (11, 5)]
+    deals = [
+        shuffled_deal(
+            get_variant("onenight").composition(3, make_switches(get_variant("onenight"), {})),
+            3,
+            random.Random(seed),
+        )
+        for seed in (11, 5)
+    ]
+    assert deals[0] != deals[1]
+    public = [[value for kind, value in app.events if kind == "said"] for app in apps]
+    cut = [lines.index("Все раскрывают свои карты.") for lines in public]
+    assert public[0][: cut[0]] == public[1][: cut[1]]
+    pages = [neutral_pages(app) for app in apps]
+    assert pages[0] == pages[1], "the page after a window differs between two deals"
+    assert ("line:Все спят.",) in pages[0]  # the neutral page after each night window
+
+
+async def play_halloween() -> TableApp:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    settings = TableSettings(
+        game="halloween",
+        players=7,
+        lang="en",
+        seed=4,
+        answer_s=5,
+        record_dir=record,
+        options={"window_s": 1.0, "discussion_s": 1.0, "silence_s": 0.5},
+    )
+    deal = prepare(settings).deal
+    vampires = deal.seats_with("vampire")
+    others = [s for s in range(1, 8) if s not in vampires]
+    app = make_app(settings, config, with_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        for _ in range(7):
+            await until(pilot, lambda: bool(app.page_lines) and "press Enter" in app.page_lines[-1])
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text != "")
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text == "")
+        alive = list(range(1, 8))
+        for day, (victim, target) in enumerate(
+            [(others[0], vampires[0]), (others[1], vampires[1])], 1
+        ):
+            await until(pilot, said(app, "The vampires wake up"))
+            await until(pilot, lambda: app.live_view is not None and app.live_view.kind == "window")
+            await pilot.press(str(victim), "enter")
+            await until(pilot, said(app, f"Tonight player number {victim} is out"))
+            alive.remove(victim)
+            for voter in alive:
+                await until(pilot, asking(app, f"{voter}"))
+                choice = target if voter != target else next(s for s in alive if s != voter)
+                await pilot.press(str(choice), "enter")
+                await until(
+                    pilot,
+                    lambda v=voter: app.live_view is None or f"{v}" not in app.live_view.label,
+                )
+            alive.remove(target)
+            if day == 1:
+                await until(pilot, said(app, f"Player number {target} is voted out"))
+        await until(pilot, lambda: app.finished, seconds=30)
+        await pilot.press("escape")
+    return app
+
+
+def test_a_whole_halloween_game_on_the_full_screen() -> None:
+    app = asyncio.run(play_halloween())
+    assert app.error is None and app.code == 0
+    assert ("said", "No vampires are left — the villagers win!") in app.events
+    check_secrets_stay_inside(app)
+
+
+def test_pause_freezes_the_clock() -> None:
+    clock = PausableClock()
+    assert clock.toggle() is True
+    frozen = clock.now()
+    time.sleep(0.05)
+    assert clock.now() == frozen
+    assert clock.toggle() is False
+    assert clock.now() >= frozen

@@ -58,6 +58,10 @@ class TableSettings:
     ticks: bool = False
     output: Path | None = None  # a WAV file instead of the sound card
     text: bool = False  # the plain terminal host instead of the full screen
+    input: str = "keypad"  # "voice": day answers may also be spoken (narrator.listen)
+    asr_model: Path | None = None  # a Vosk model folder; default: the language's in models/
+    input_device: str | None = None  # the microphone; default: the system's default input
+    push_to_talk: bool = False
 
 
 @dataclass
@@ -141,6 +145,7 @@ def _run_game(
     sound: Sound,
     clock: Clock,
 ) -> tuple[int, GameRecord, Journal]:
+    keys, voice, sound, stop_listening = voice_input(settings, terminal, keys, voice, sound)
     variant = prepared.variant
     journal = Journal(settings.record_dir or default_record_dir(), variant.name)
     record = GameRecord(journal.append, clock.now)
@@ -175,9 +180,31 @@ def _run_game(
         record.add("crashed", phase=driver.phase, error=repr(error))
         journal.close()
         raise
+    finally:
+        stop_listening()
     journal.close()
     terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
     return 0, record, journal
+
+
+def voice_input(
+    settings: TableSettings, screen: Screen, keys: Keys, voice: Voice, sound: Sound
+) -> tuple[Keys, Voice, Sound, Callable[[], None]]:
+    """With ``--input voice``: spoken day answers beside the keypad, and how to stop listening."""
+    if settings.input != "voice" or settings.demo:
+        return keys, voice, sound, lambda: None
+    from narrator.listen.keys import open_voice_keys
+
+    listening = open_voice_keys(
+        keys,
+        settings.lang,
+        settings.asr_model,
+        settings.input_device,
+        screen,
+        push_to_talk=settings.push_to_talk,
+    )
+    listening.start()
+    return listening, listening.watch_voice(voice), listening.watch_sound(sound), listening.close
 
 
 @dataclass

@@ -68,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--record-dir", type=Path, default=None, help="where game records go")
     _sound_options(play)
+    _listen_options(play)
 
     demo = commands.add_parser(
         "demo", help="a narrated game answered by random players, to the speakers or a WAV file"
@@ -109,7 +110,52 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--text", action="store_true", help="print a readable transcript instead")
 
     commands.add_parser("games", help="list the playable games")
+    _listen_commands(commands)
     return parser
+
+
+def _listen_options(play: argparse.ArgumentParser) -> None:
+    play.add_argument(
+        "--input",
+        choices=["keypad", "voice"],
+        default="keypad",
+        help="voice: day answers may also be spoken (night input stays keypad only)",
+    )
+    play.add_argument("--asr-model", type=Path, default=None, help="a Vosk model folder")
+    play.add_argument("--input-device", default=None, help="microphone: index or part of its name")
+    play.add_argument(
+        "--push-to-talk", action="store_true", help="listen only while Space is held down"
+    )
+
+
+def _listen_commands(commands: Any) -> None:
+    models = commands.add_parser("models", help="speech models for spoken day input")
+    models_commands = models.add_subparsers(dest="models_command", required=True)
+    download = models_commands.add_parser(
+        "download", help="fetch the small Vosk model of a language"
+    )
+    download.add_argument("lang", help="ru or en")
+    download.add_argument("--dir", type=Path, default=None, help="models folder (default: models/)")
+    download.add_argument("--url", default=None, help="fetch the archive from this mirror instead")
+    listing = models_commands.add_parser("list", help="which speech models are installed")
+    listing.add_argument("--dir", type=Path, default=None, help="models folder (default: models/)")
+    mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
+    mic.add_argument("--lang", default="ru", choices=["ru", "en", "ko"])
+    mic.add_argument("--asr-model", type=Path, default=None, help="a Vosk model folder")
+    mic.add_argument("--input-device", default=None, help="microphone: index or part of its name")
+    mic.add_argument("--seconds", type=float, default=25.0, help="how long to listen for 1–10")
+
+
+def _listen(args: argparse.Namespace) -> int:
+    from narrator.listen import commands
+
+    if args.command == "mic-test":
+        return commands.mic_test(
+            args.lang, args.asr_model, args.input_device, sys.stdout, listen_s=args.seconds
+        )
+    if args.models_command == "download":
+        return commands.models_download(args.lang, args.dir, args.url, sys.stdout)
+    return commands.models_list(args.dir, sys.stdout)
 
 
 def _sound_options(parser: argparse.ArgumentParser) -> None:
@@ -178,10 +224,15 @@ def _play(args: argparse.Namespace) -> int:
     from narrator.app import play_at_table
 
     settings = _settings(args, answer_s=args.answer_time, demo=args.demo or not sys.stdin.isatty())
+    settings.text = args.text
     if args.window is not None:
         settings.options["window_s"] = args.window
     if args.discussion is not None:
         settings.options["discussion_s"] = args.discussion
+    settings.input = args.input
+    settings.asr_model = args.asr_model
+    settings.input_device = args.input_device
+    settings.push_to_talk = args.push_to_talk
     code: int = play_at_table(settings)
     return code
 
@@ -214,6 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _voice(args)
         if args.command == "demo":
             return _demo(args)
+        if args.command in {"models", "mic-test"}:
+            return _listen(args)
         return _play(args)
     except NarratorError as error:
         print(f"narrator: {error}", file=sys.stderr)

@@ -34,9 +34,9 @@ NIGHT_LIMIT = 30  # SCENARIOS.md: a run stops after night 30 at the latest
 ALREADY_ANSWERED = "already answered"
 
 
-def phase_after_limit(phase: str) -> bool:
+def is_last_night(phase: str) -> bool:
     match = re.fullmatch(r"n(\d+)", phase)
-    return match is not None and int(match.group(1)) > NIGHT_LIMIT
+    return match is not None and int(match.group(1)) >= NIGHT_LIMIT
 
 
 class Driver(ABC):
@@ -61,7 +61,7 @@ class Driver(ABC):
                 self.finished(outcome)
                 return outcome
             if isinstance(step, Phase) and (
-                step.id == self.stop_before or phase_after_limit(step.id)
+                step.id == self.stop_before or is_last_night(self.phase)
             ):
                 self.record.end(None, self.phase)
                 return None

@@ -332,7 +332,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
         prompt = _seat_prompt(
             f"d{day}.nominate.{speaker}",
             speaker,
-            table.alive,
+            tuple(table.alive),
             allow_self=sw.allow_self_nomination,
             taken=tuple(nominated),
         )

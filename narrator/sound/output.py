@@ -116,7 +116,7 @@ def output_problem() -> str | None:
 class DeviceOutput:
     """The default sound card, fed from the mixer through a ring buffer."""
 
-    def __init__(self, mixer: Mixer, ahead_s: float = 0.08) -> None:
+    def __init__(self, mixer: Mixer, ahead_s: float = 0.15) -> None:
         self.mixer = mixer
         self.playback = Playback(mixer)
         self.ahead = max(BLOCK * 2, round(ahead_s * mixer.rate))
@@ -173,7 +173,14 @@ class DeviceOutput:
     def _produce(self) -> None:
         while self._running:
             self._fill()
-            time.sleep(BLOCK / self.mixer.rate / 2)
+            time.sleep(BLOCK / self.mixer.rate / 4)
+
+    def wait_started(self, timeout: float = 5.0) -> bool:
+        """True once the device has pulled its first block (an idle sink may be slow)."""
+        end = time.monotonic() + timeout
+        while self._read == 0 and time.monotonic() < end:
+            time.sleep(0.005)
+        return self._read > 0
 
     def _callback(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
         size = len(self._ring)

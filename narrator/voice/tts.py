@@ -637,8 +637,12 @@ def _read(path: Path) -> Clip | None:
 
 # --- what a game may say --------------------------------------------------------------------
 
-# Shared sections that are only ever shown on the screen, never spoken.
-SILENT_SECTIONS = frozenset({"screen", "reason", "prompt", "label", "secret", "role", "winner"})
+# Sections that are only ever shown on the screen, never spoken.
+SILENT_SECTIONS = frozenset(
+    {"screen", "reason", "prompt", "label", "secret", "role", "winner", "tui", "setup", "shown"}
+)
+# The sections of common.toml that a game speaks from (the rest is screen text).
+SPOKEN_SHARED = frozenset({"deal", "timer", "reveal"})
 # A variant whose catalog section is not called like the variant.
 SECTION_OF = {"sport_mafia": "sport"}
 DEFAULT_SEATS = 12
@@ -658,9 +662,8 @@ def _tables(lang: str, file: str) -> list[str]:
 def _sections(lang: str, variant: Variant) -> list[str]:
     """The catalog sections a game of ``variant`` speaks from: its own, then the shared ones."""
     own = [*_tables(lang, f"{variant.name}.toml"), SECTION_OF.get(variant.name, variant.name)]
-    shared = _tables(lang, "common.toml")
-    sections = [s for s in dict.fromkeys([*own, *shared]) if s not in SILENT_SECTIONS]
-    return sections
+    shared = [s for s in _tables(lang, "common.toml") if s in SPOKEN_SHARED]
+    return [s for s in dict.fromkeys([*own, *shared]) if s not in SILENT_SECTIONS]
 
 
 def spoken_keys(lang: str, variant: str | None) -> list[str]:

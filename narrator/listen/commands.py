@@ -1,0 +1,200 @@
+"""The listening commands: ``models download|list`` and ``mic-test``."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from narrator.listen.mic import AudioSource, Microphone, input_devices, parse_device
+from narrator.listen.models import (
+    KNOWN,
+    ModelSpec,
+    default_models_dir,
+    download,
+    installed,
+    model_for,
+    spec_for,
+)
+from narrator.listen.vosk_asr import Endpointer, SpeechModel, level_db
+from narrator.listen.words import UNKNOWN, interpret, lexicon_for
+from narrator.rules.answers import AnswerKind, CountAnswer
+from narrator.rules.core import Prompt
+from narrator.rules.errors import ConfigError
+
+BAR = 30
+
+
+def bar(done: int, total: int | None, out: TextIO = sys.stderr) -> None:
+    """A one-line download progress bar."""
+    mb = done / 1e6
+    if total:
+        filled = min(BAR, BAR * done // total)
+        text = f"\r[{'#' * filled}{'.' * (BAR - filled)}] {mb:6.1f} / {total / 1e6:.1f} MB"
+    else:
+        text = f"\r{mb:6.1f} MB"
+    out.write(text)
+    if total and done >= total:
+        out.write("\n")
+    out.flush()
+
+
+def models_download(lang: str, folder: Path | None, url: str | None, out: TextIO) -> int:
+    spec = spec_for(lang)
+    if url is not None:
+        spec = ModelSpec(spec.lang, spec.name, spec.approx_mb, spec.size, spec.sha256, url)
+    folder = folder or default_models_dir()
+    out.write(f"{spec.name} ({spec.approx_mb} MB) from {spec.source} into {folder}\n")
+    out.flush()
+    path = download(spec, folder, progress=bar)
+    out.write(f"ready: {path} (play with --input voice --lang {lang})\n")
+    return 0
+
+
+def models_list(folder: Path | None, out: TextIO) -> int:
+    folder = folder or default_models_dir()
+    out.write(f"speech models in {folder}:\n")
+    found = installed(folder)
+    for lang, spec in KNOWN.items():
+        here = folder / spec.name
+        state = "installed" if here in found else f"missing: narrator models download {lang}"
+        out.write(f"  {lang}  {spec.name:32} {state}\n")
+    for path in found:
+        if path.name not in {s.name for s in KNOWN.values()}:
+            out.write(f"  ..  {path.name:32} installed (use it with --asr-model {path})\n")
+    return 0
+
+
+# --- mic-test ---------------------------------------------------------------------------------
+
+
+def _numbers_prompt(most: int = 12) -> Prompt:
+    """Any number 0–12: the grammar of the microphone check."""
+    return Prompt(
+        id="d0.mic_test",
+        seats=(),
+        accepts=frozenset({AnswerKind.COUNT}),
+        seat_count=most,
+        default=CountAnswer(0),
+        options=tuple(str(n) for n in range(most + 1)),
+        check=lambda answer: None,
+    )
+
+
+def _meter(db: float, width: int = 30) -> str:
+    filled = max(0, min(width, round((db + 60) / 60 * width)))
+    return "█" * filled + "░" * (width - filled)
+
+
+def mic_test(
+    lang: str,
+    model_path: Path | None,
+    device: str | None,
+    out: TextIO,
+    *,
+    source: AudioSource | None = None,
+    level_s: float = 3.0,
+    listen_s: float = 25.0,
+    folder: Path | None = None,
+) -> int:
+    """Show the input level, ask for the numbers 1–10, print what was heard and advice."""
+    lexicon = lexicon_for(lang)
+    path = model_for(lang, model_path, folder)
+    out.write(f"loading {path} …\n")
+    out.flush()
+    model = SpeechModel.load(path)
+    model.check(lexicon)
+    microphone = source
+    if microphone is None:
+        mic = Microphone(parse_device(device))
+        mic.start()
+        microphone = mic
+    try:
+        levels = _level(microphone, out, level_s)
+        heard = _numbers(model, lexicon.lang, microphone, out, listen_s)
+    finally:
+        microphone.stop()
+    if not levels:
+        raise ConfigError("the microphone gave no audio")
+    expected = list(range(1, 11))
+    matcher = difflib.SequenceMatcher(a=expected, b=heard)
+    right = sum(block.size for block in matcher.get_matching_blocks())
+    floor = sorted(levels)[len(levels) // 10]
+    peak = max(levels)
+    out.write(f"heard: {' '.join(map(str, heard)) or '—'}\n")
+    out.write(f"accuracy: {right} of 10 ({right * 10}%)\n")
+    for advice in _advice(right, floor, peak):
+        out.write(f"- {advice}\n")
+    return 0
+
+
+def _level(source: AudioSource, out: TextIO, seconds: float) -> list[float]:
+    out.write("input level (quiet, then say something):\n")
+    levels: list[float] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        block = source.read(0.2)
+        if block is None:
+            problem = source.problem()
+            if problem is not None:
+                raise ConfigError(f"the microphone stopped: {problem}")
+            continue
+        db = level_db(block)
+        levels.append(db)
+        out.write(f"\r{_meter(db)} {db:6.1f} dBFS")
+        out.flush()
+    out.write("\n")
+    return levels
+
+
+def _numbers(
+    model: SpeechModel, lang: str, source: AudioSource, out: TextIO, seconds: float
+) -> list[int]:
+    lexicon = lexicon_for(lang)
+    prompt = _numbers_prompt()
+    words = " ".join(lexicon.number_word(n) for n in range(1, 11))
+    out.write(f"say the numbers one to ten, with a short pause after each: {words}\n")
+    out.flush()
+    phrases = [p for p, n in lexicon.numbers.items()] + [UNKNOWN]
+    recogniser = model.recogniser(model.usable(phrases, lexicon))
+    endpointer = Endpointer()
+    heard: list[int] = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and len(heard) < 10:
+        block = source.read(0.2)
+        if block is None:
+            continue
+        text = recogniser.feed(block)
+        if text is None and endpointer.push(block):
+            text = recogniser.finish()
+        if text is None:
+            continue
+        answer = interpret(text, prompt, lexicon).answer
+        shown = answer if answer is not None else "?"
+        out.write(f"  «{text}» → {shown}\n")
+        out.flush()
+        if answer is not None:
+            heard.append(int(answer))
+    return heard
+
+
+def _advice(right: int, floor: float, peak: float) -> list[str]:
+    advice: list[str] = []
+    if peak < -35:
+        advice.append(
+            f"the voice is quiet (peak {peak:.0f} dBFS): "
+            "speak louder or bring the microphone closer"
+        )
+    if floor > -45:
+        advice.append(f"the room is noisy (background {floor:.0f} dBFS): quieter, or a headset")
+    if right < 8:
+        try:
+            devices = "; ".join(input_devices()) or "none found"
+        except ConfigError:
+            devices = "unknown"
+        advice.append("try another microphone with --input-device (input devices: " + devices + ")")
+    if not advice:
+        advice.append("good: play with --input voice")
+    return advice

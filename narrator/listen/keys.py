@@ -1,0 +1,304 @@
+"""Spoken day answers as key presses: the keypad with a microphone beside it.
+
+``VoiceKeys`` is a Keys port (``read`` / ``expect``) wrapped around the real
+keypad. The table loop stays as it is: what is heard is typed for it, as an
+answer text and ENTER («пять» → ``5⏎``), «спасибо» as an empty ENTER (which ends
+a speech), exactly as a person at the keypad would. The keypad always works
+in parallel, and unclear speech types nothing.
+
+The microphone is open only for a day prompt (ids ``d…``; a night prompt ``n…``
+never, RULES.md 0.5) or, by day with no question open, for «спасибо» alone. It is
+closed while the narrator speaks (``watch_voice``) and from the start of the
+night's knock bed until its dawn chime has rung out (``watch_sound``).
+
+Listening happens in another thread; everything here runs in the table's
+thread, so lines on the screen and repeated lines never cross the table's own.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from narrator.listen.listener import Listener, Notice, Utterance
+from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
+from narrator.rules.core import Prompt
+
+_LOGGER = logging.getLogger(__name__)
+
+# The key codes of narrator.host.ports (this floor does not import the host).
+ENTER = "\n"
+BACKSPACE = "\x7f"
+ERASE = BACKSPACE * 12  # wipe whatever was half-typed before a spoken answer is typed
+
+POLL_S = 0.05  # how often the keypad read is interrupted to look for spoken answers
+TAIL_S = 0.35  # the narrator's last syllable is still in the air (and in the mic queue)
+DAWN_QUIET_S = 1.5  # the knock bed fades out and the dawn chime rings after the day starts
+PTT_HOLD_S = 0.7  # push-to-talk: a held key repeats; the mic closes this long after the last
+ARMED_S = 4.0  # «я выставляю …» then a pause: the number may come in the next utterance
+
+
+class KeySource(Protocol):
+    def read(self, timeout: float) -> str | None: ...
+
+    def expect(self, prompt: Prompt | None) -> None: ...
+
+
+class Speaker(Protocol):
+    def say(self, key: str, text: str) -> None: ...
+
+
+class NightSound(Protocol):
+    def night(self, on: bool) -> None: ...
+
+    def tick(self) -> None: ...
+
+
+class Lines(Protocol):
+    def line(self, text: str) -> None: ...
+
+
+class VoiceKeys:
+    """The keypad plus spoken day answers, merged into one stream of keys."""
+
+    def __init__(
+        self,
+        keypad: KeySource,
+        listener: Listener,
+        lexicon: Lexicon,
+        screen: Lines | None = None,
+        *,
+        speaking: Callable[[], bool] | None = None,
+        push_to_talk: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.keypad = keypad
+        self.listener = listener
+        self.lexicon = lexicon
+        self.screen = screen
+        self.speaking = speaking
+        self.push_to_talk = push_to_talk
+        self.clock = clock
+        self.enabled = True
+        self.history: deque[tuple[Utterance, Heard]] = deque(maxlen=100)
+        self._pending: deque[str] = deque()
+        self._prompt: Prompt | None = None
+        self._generation = 0
+        self._listening = False
+        self._night = False
+        self._day = False
+        self._talking = 0  # lines being said right now
+        self._quiet_until = 0.0
+        self._ptt_until = 0.0
+        self._armed_until = 0.0
+        self._voice: Speaker | None = None
+        self._last_line: tuple[str, str] | None = None
+        listener.gate = self.may_listen
+
+    def start(self) -> None:
+        self.listener.start()
+
+    @property
+    def listening(self) -> bool:
+        """Whether a grammar is open now (the gate may still hold the microphone shut)."""
+        return self._listening
+
+    @property
+    def prompt(self) -> Prompt | None:
+        return self._prompt
+
+    def close(self) -> None:
+        self.listener.stop()
+
+    # --- the Keys port -----------------------------------------------------------------
+
+    def expect(self, prompt: Prompt | None) -> None:
+        self.keypad.expect(prompt)
+        self._prompt = prompt
+        self._armed_until = 0.0
+        self._reopen()
+
+    def read(self, timeout: float) -> str | None:
+        deadline = self.clock() + max(timeout, 0.0)
+        while True:
+            self._take_heard()
+            if self._pending:
+                return self._pending.popleft()
+            key = self.keypad.read(min(POLL_S, max(0.0, deadline - self.clock())))
+            if key is not None:
+                if not (self.push_to_talk and key == " " and self._listening):
+                    return key
+                self._ptt_until = self.clock() + PTT_HOLD_S  # Space held: the mic is open
+            if self.clock() >= deadline:
+                self._take_heard()
+                return self._pending.popleft() if self._pending else None
+
+    # --- what the microphone may hear ----------------------------------------------------
+
+    def _reopen(self) -> None:
+        """Tell the listener which grammar is open now (a new generation each time)."""
+        self._generation += 1
+        prompt = self._prompt
+        phrases: tuple[str, ...] | None = None
+        if self.enabled and not self._night:
+            if prompt is not None and is_day_prompt(prompt):
+                phrases = grammar(prompt, self.lexicon)
+            elif prompt is None and self._day:
+                phrases = grammar(None, self.lexicon)  # only «спасибо» and «повтори» mean anything
+        self._listening = phrases is not None
+        self.listener.listen(self._generation, phrases)
+
+    def may_listen(self) -> bool:
+        """The gate, asked by the listening thread before each block of audio."""
+        now = self.clock()
+        if self._talking or (self.speaking is not None and self.speaking()):
+            self._quiet_until = max(self._quiet_until, now + TAIL_S)
+            return False
+        if now < self._quiet_until or self._night:
+            return False
+        return not (self.push_to_talk and now > self._ptt_until)
+
+    # --- what was heard ------------------------------------------------------------------
+
+    def _take_heard(self) -> None:
+        while True:
+            try:
+                notice = self.listener.notices.get_nowait()
+            except queue.Empty:
+                break
+            self._notice(notice)
+        while True:
+            try:
+                utterance = self.listener.results.get_nowait()
+            except queue.Empty:
+                return
+            if utterance.generation != self._generation:
+                continue  # heard for a prompt that is closed now
+            armed = self.clock() < self._armed_until
+            heard = interpret(utterance.text, self._prompt, self.lexicon, armed=armed)
+            self.history.append((utterance, heard))
+            _LOGGER.info("heard %r at %s: %s", utterance.text, self._prompt_id(), heard)
+            self._act(heard)
+
+    def _prompt_id(self) -> str:
+        return self._prompt.id if self._prompt is not None else "-"
+
+    def _notice(self, notice: Notice) -> None:
+        if notice.kind == "ready":
+            self._show(self.lexicon.message("ready"))
+            return
+        self.enabled = False
+        _LOGGER.warning("voice input %s: %s", notice.kind, notice.reason)
+        self._show(self.lexicon.message(notice.kind, reason=notice.reason))
+        self._reopen()
+
+    def _act(self, heard: Heard) -> None:
+        if heard.arms:
+            self._armed_until = self.clock() + ARMED_S
+        if heard.answer is not None:
+            self._armed_until = 0.0
+            self._show(self.lexicon.message("heard", text=heard.text, answer=heard.answer))
+            self._pending.extend(ERASE + heard.answer + ENTER)
+        elif heard.unclear:
+            self._show(self.lexicon.message("unclear", text=heard.text))
+        if heard.end:
+            self._pending.extend(ERASE + ENTER)  # an empty ENTER: «Спасибо»
+        if heard.repeat:
+            self._repeat()
+
+    def _show(self, text: str) -> None:
+        if self.screen is not None:
+            self.screen.line(text)
+
+    def _repeat(self) -> None:
+        if self._voice is None or self._last_line is None:
+            return
+        key, text = self._last_line
+        self._talking += 1
+        try:
+            self._voice.say(key, text)
+        finally:
+            self._talking -= 1
+            self._quiet_until = self.clock() + TAIL_S
+
+    # --- watching the narrator -----------------------------------------------------------
+
+    def watch_voice(self, voice: Speaker) -> Speaker:
+        """The Voice port, with the microphone closed while a line is said."""
+        self._voice = voice
+        return _WatchedVoice(self, voice)
+
+    def watch_sound(self, sound: NightSound) -> NightSound:
+        """The Sound port, with the microphone closed from the knock bed to the dawn chime."""
+        return _WatchedSound(self, sound)
+
+    def _said(self, key: str, text: str) -> None:
+        self._last_line = (key, text)
+
+    def _set_night(self, on: bool) -> None:
+        self._night = on
+        self._day = not on
+        if not on:
+            self._quiet_until = self.clock() + DAWN_QUIET_S
+        self._reopen()
+
+
+class _WatchedVoice:
+    def __init__(self, keys: VoiceKeys, voice: Speaker) -> None:
+        self.keys = keys
+        self.voice = voice
+
+    def say(self, key: str, text: str) -> None:
+        self.keys._talking += 1
+        try:
+            self.voice.say(key, text)
+        finally:
+            self.keys._talking -= 1
+            self.keys._quiet_until = self.keys.clock() + TAIL_S
+            self.keys._said(key, text)
+
+
+class _WatchedSound:
+    def __init__(self, keys: VoiceKeys, sound: NightSound) -> None:
+        self.keys = keys
+        self.sound = sound
+
+    def night(self, on: bool) -> None:
+        self.keys._set_night(on)
+        self.sound.night(on)
+
+    def tick(self) -> None:
+        self.sound.tick()
+
+
+def open_voice_keys(
+    keypad: KeySource,
+    lang: str,
+    model: Path | None,
+    device: str | None,
+    screen: Lines | None,
+    *,
+    push_to_talk: bool = False,
+    models_dir: Path | None = None,
+) -> VoiceKeys:
+    """The microphone opened now (no device: one ConfigError line), the model loading behind.
+
+    The model loads in a background thread while the game starts; until it is
+    ready, and if it fails to load, the keypad alone answers (the screen says so).
+    """
+    from narrator.listen.mic import Microphone, parse_device
+    from narrator.listen.models import model_for
+    from narrator.listen.vosk_asr import ModelLoader, require_vosk
+
+    lexicon = lexicon_for(lang)
+    path = model_for(lang, model, models_dir)
+    require_vosk()  # not installed: the pip hint now, not in the middle of the game
+    microphone = Microphone(parse_device(device))
+    microphone.start()
+    listener = Listener(microphone, ModelLoader(path, lexicon), lexicon)
+    return VoiceKeys(keypad, listener, lexicon, screen, push_to_talk=push_to_talk)

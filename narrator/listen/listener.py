@@ -1,0 +1,149 @@
+"""The listening thread: audio blocks in, the text of each utterance out.
+
+It owns the recogniser and never blocks the table: the table (through
+``VoiceKeys``) says which grammar is open (``listen``), a gate says whether the
+microphone may be heard right now (not while the narrator speaks, not at night),
+and finished utterances come back through a queue tagged with the generation
+of the prompt they were heard for, so a late result for an old prompt is dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from narrator.listen.mic import AudioSource
+from narrator.listen.vosk_asr import Endpointer, ModelLoader, Recogniser, SpeechModel
+from narrator.listen.words import Lexicon
+from narrator.rules.errors import NarratorError
+
+_LOGGER = logging.getLogger(__name__)
+
+READ_S = 0.1
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """What was said while one grammar was open; ``at``: when its text was known."""
+
+    generation: int
+    text: str
+    at: float
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A change the table should see: ``ready``, ``off`` (model problem), ``lost`` (microphone)."""
+
+    kind: str
+    reason: str = ""
+
+
+class Listener:
+    """Feeds the open grammar's recogniser from an audio source in its own thread."""
+
+    def __init__(
+        self,
+        source: AudioSource,
+        loader: ModelLoader,
+        lexicon: Lexicon,
+        *,
+        endpointer: Endpointer | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.source = source
+        self.loader = loader
+        self.lexicon = lexicon
+        self.endpointer = endpointer or Endpointer()
+        self.clock = clock
+        self.gate: Callable[[], bool] = lambda: True
+        self.results: queue.Queue[Utterance] = queue.Queue()
+        self.notices: queue.Queue[Notice] = queue.Queue()
+        self._lock = threading.Lock()
+        self._wanted: tuple[int, tuple[str, ...] | None] = (0, None)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="listener", daemon=True)
+        self._recognisers: dict[tuple[str, ...], Recogniser] = {}
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)
+        self.source.stop()
+
+    def listen(self, generation: int, phrases: tuple[str, ...] | None) -> None:
+        """Open this grammar for the prompt of ``generation`` (None: stop listening)."""
+        with self._lock:
+            self._wanted = (generation, phrases)
+
+    # --- the thread ------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._loop()
+        except NarratorError as error:
+            self.notices.put(Notice("off", str(error)))
+        except Exception as error:  # never let a recogniser crash stall the table
+            _LOGGER.exception("the listener stopped")
+            self.notices.put(Notice("off", repr(error)))
+
+    def _model(self) -> SpeechModel | None:
+        if not self.loader.done():
+            return None
+        return self.loader.wait(0)
+
+    def _loop(self) -> None:
+        model: SpeechModel | None = None
+        current: tuple[int, tuple[str, ...]] | None = None
+        recogniser: Recogniser | None = None
+        while not self._stop.is_set():
+            block = self.source.read(READ_S)
+            if block is None:
+                problem = self.source.problem()
+                if problem is not None:
+                    self.notices.put(Notice("lost", problem))
+                    return
+                continue
+            if model is None:
+                model = self._model()
+                if model is None:
+                    continue
+                self.notices.put(Notice("ready"))
+            with self._lock:
+                generation, phrases = self._wanted
+            if phrases is None or not self.gate():
+                if recogniser is not None and recogniser.has_audio and current is not None:
+                    self._emit(current[0], recogniser.finish())  # cut short: keep what was said
+                self.endpointer.reset()
+                continue
+            if current != (generation, phrases):
+                if recogniser is not None:
+                    recogniser.reset()
+                recogniser = self._recogniser(model, phrases)
+                recogniser.reset()
+                self.endpointer.reset()
+                current = (generation, phrases)
+            assert recogniser is not None
+            text = recogniser.feed(block)
+            ended = self.endpointer.push(block)
+            if text is None and ended:
+                text = recogniser.finish()
+            elif text is not None:
+                self.endpointer.reset()
+            self._emit(generation, text)
+
+    def _recogniser(self, model: SpeechModel, phrases: tuple[str, ...]) -> Recogniser:
+        if phrases not in self._recognisers:
+            self._recognisers[phrases] = model.recogniser(model.usable(phrases, self.lexicon))
+        return self._recognisers[phrases]
+
+    def _emit(self, generation: int, text: str | None) -> None:
+        if text:
+            self.results.put(Utterance(generation, text, self.clock()))

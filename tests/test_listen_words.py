@@ -1,0 +1,213 @@
+"""Recognised text → answer texts, and the grammar of each day prompt, in ru and en."""
+
+from __future__ import annotations
+
+import pytest
+
+from narrator.listen.words import (
+    ENGLISH,
+    KOREAN,
+    RUSSIAN,
+    UNKNOWN,
+    grammar,
+    interpret,
+    is_day_prompt,
+    lexicon_for,
+)
+from narrator.rules.answers import AnswerKind, Nobody
+from narrator.rules.core import Prompt
+from narrator.rules.errors import ConfigError
+from narrator.rules.onenight import OneNightSwitches, vote_prompt
+from narrator.rules.sport_mafia import _seat_prompt, count_prompt
+from narrator.voice.numbers import english, russian
+
+
+def nominate(speaker: int = 1, living: tuple[int, ...] = tuple(range(1, 11))) -> Prompt:
+    return _seat_prompt(f"d1.nominate.{speaker}", speaker, living)
+
+
+def prompt(accepts: set[AnswerKind], options: tuple[str, ...], pid: str = "d2.vote.3") -> Prompt:
+    return Prompt(
+        id=pid,
+        seats=(3,),
+        accepts=frozenset(accepts),
+        seat_count=10,
+        default=Nobody(),
+        options=options,
+        check=lambda answer: None,
+    )
+
+
+HALLOWEEN_VOTE = prompt({AnswerKind.SEAT, AnswerKind.ABSTAIN}, ("1", "2", "4", "abstain"))
+YES_NO = prompt({AnswerKind.YES_NO}, ("yes", "no"), "d1.badge_yes")
+
+
+def answer(text: str, p: Prompt | None, lang: str = "ru", armed: bool = False) -> str | None:
+    return interpret(text, p, lexicon_for(lang), armed=armed).answer
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def test_the_lexicons_spell_numbers_like_the_narrator() -> None:
+    for n in range(13):
+        assert RUSSIAN.number_word(n) == russian(n)
+        assert ENGLISH.number_word(n) == english(n)
+
+
+@pytest.mark.parametrize("n", range(1, 11))
+def test_a_seat_number_alone_is_a_vote(n: int) -> None:
+    vote = count_prompt("d1.vote.4", 9) if n <= 9 else count_prompt("d1.vote.4", 10)
+    assert answer(russian(n), vote) == str(n)
+    assert answer(english(n), vote, "en") == str(n)
+    onenight = vote_prompt(voter=11 if n != 11 else 1, players=12, sw=OneNightSwitches())
+    assert answer(russian(n), onenight) == str(n)
+
+
+def test_hand_counts_take_zero_and_nobody() -> None:
+    hands = count_prompt("d1.vote.4", 9)
+    assert answer("ноль", hands) == "0"
+    assert answer("никто", hands) == "0"
+    assert answer("nobody", hands, "en") == "0"
+    assert answer("пять рук", hands) is None  # «рук» is not a table word: unclear
+    assert interpret("пять рук", hands, RUSSIAN).unclear
+
+
+# --- nominations --------------------------------------------------------------------------------
+
+
+def test_a_nomination_needs_its_phrase() -> None:
+    p = nominate()
+    assert answer("я выставляю игрока номер семь", p) == "7"
+    assert answer("выставляю семь", p) == "7"
+    assert answer("i nominate player number seven", p, "en") == "7"
+    assert answer("семь", p) is None  # talk about seven inside a speech is not a nomination
+    assert not interpret("семь", p, RUSSIAN).unclear
+    assert answer("seven", p, "en") is None
+
+
+def test_a_nomination_after_a_pause() -> None:
+    p = nominate()
+    first = interpret("я выставляю игрока номер", p, RUSSIAN)
+    assert first.arms and first.answer is None and not first.unclear
+    assert answer("семь", p, armed=True) == "7"
+
+
+def test_the_last_phrase_counts_and_talk_before_it_does_not_matter() -> None:
+    p = nominate()
+    assert answer(f"{UNKNOWN} семь {UNKNOWN} я выставляю игрока номер три", p) == "3"
+
+
+def test_nobody_and_zero_at_a_nomination() -> None:
+    p = nominate()
+    assert answer("выставляю никого", p) == "none"
+    assert answer("выставляю ноль", p) == "none"  # the keypad's 0
+
+
+# --- words ---------------------------------------------------------------------------------
+
+
+def test_abstain_and_nobody() -> None:
+    assert answer("воздерживаюсь", HALLOWEEN_VOTE) == "abstain"
+    assert answer("никого", HALLOWEEN_VOTE) == "abstain"  # where only abstaining is possible
+    assert answer("abstain", HALLOWEEN_VOTE, "en") == "abstain"
+    assert answer("ноль", HALLOWEEN_VOTE) == "abstain"
+    assert answer("no one", nominate(), "en", armed=True) == "none"
+
+
+def test_yes_and_no() -> None:
+    assert answer("да", YES_NO) == "yes"
+    assert answer("за", YES_NO) == "yes"
+    assert answer("против", YES_NO) == "no"
+    assert answer("нет", YES_NO) == "no"
+    assert answer("yes", YES_NO, "en") == "yes"
+    assert answer("against", YES_NO, "en") == "no"
+    assert interpret("да нет", YES_NO, RUSSIAN).unclear
+
+
+def test_za_is_a_filler_where_no_yes_no_is_asked() -> None:
+    hands = count_prompt("d1.vote.4", 9)
+    assert answer("голосую за пять", hands) == "5"
+    assert answer("i vote for five", hands, "en") == "5"
+
+
+def test_thanks_ends_a_speech_and_repeat_asks_again() -> None:
+    heard = interpret("спасибо", None, RUSSIAN)
+    assert heard.end and heard.answer is None and not heard.unclear
+    assert interpret("thank you", None, ENGLISH).end
+    assert interpret("повторите", None, RUSSIAN).repeat
+    assert interpret("repeat", count_prompt("d1.vote.1", 9), ENGLISH).repeat
+    both = interpret("выставляю семь спасибо", nominate(), RUSSIAN)
+    assert both.answer == "7" and both.end
+    assert not interpret("семь", None, RUSSIAN).end
+
+
+def test_unclear_speech_types_nothing() -> None:
+    hands = count_prompt("d1.vote.4", 9)
+    two = interpret("пять шесть", hands, RUSSIAN)  # two people talking
+    assert two.answer is None and two.unclear
+    unknown = interpret(f"{UNKNOWN} пять", hands, RUSSIAN)
+    assert unknown.answer is None and unknown.unclear
+    noise = interpret(UNKNOWN, hands, RUSSIAN)
+    assert noise.answer is None and not noise.unclear  # nothing answer-like: silence
+    assert interpret("", hands, RUSSIAN) == interpret("", hands, RUSSIAN)
+
+
+def test_numbers_outside_the_table() -> None:
+    vote = vote_prompt(voter=1, players=5, sw=OneNightSwitches())
+    assert answer("двенадцать", vote) is None  # seat 12 does not exist at five players
+
+
+def test_case_and_yo_do_not_matter() -> None:
+    assert answer("НИКТО", count_prompt("d1.vote.1", 3)) == "0"
+    assert interpret("Спасибо", None, RUSSIAN).end
+    assert interpret("повторитё", None, RUSSIAN).repeat  # «ё» is read as «е»
+
+
+# --- grammars -----------------------------------------------------------------------------
+
+
+def test_the_grammar_has_only_the_words_valid_now() -> None:
+    p = nominate(speaker=2, living=(1, 2, 3, 5, 8))
+    words = grammar(p, RUSSIAN)
+    assert {"один", "три", "пять", "восемь"} <= set(words)
+    assert "два" not in words  # the speaker himself
+    assert "четыре" not in words and "десять" not in words  # dead or absent seats
+    assert "я выставляю игрока номер" in words and "никого" in words and "ноль" in words
+    assert {"спасибо", "повтори", UNKNOWN} <= set(words)
+    assert "да" not in words and "воздерживаюсь" not in words
+
+
+def test_hand_count_grammar() -> None:
+    words = grammar(count_prompt("d1.vote.4", 3), ENGLISH)
+    assert {"zero", "one", "two", "three", "nobody"} <= set(words)
+    assert "four" not in words and "i nominate" not in words
+
+
+def test_a_speech_without_a_question_listens_for_thanks_only() -> None:
+    words = set(grammar(None, RUSSIAN))
+    assert {"спасибо", "повтори"} <= words
+    assert not words & set(RUSSIAN.numbers)
+
+
+def test_night_prompts_are_never_spoken() -> None:
+    night = prompt({AnswerKind.SEAT}, ("1",), "n1.mafia")
+    assert not is_day_prompt(night)
+    assert is_day_prompt(nominate())
+
+
+def test_every_lexicon_is_complete() -> None:
+    for lexicon in (RUSSIAN, ENGLISH, KOREAN):
+        assert sorted(lexicon.numbers.values()) == list(range(13))
+        assert lexicon.required_words()
+        for key in ("ready", "heard", "unclear", "off", "lost"):
+            assert lexicon.message(key, text="x", answer="1", reason="r")
+    with pytest.raises(ConfigError, match="languages: ru, en, ko"):
+        lexicon_for("de")
+
+
+def test_the_key_codes_match_the_host() -> None:
+    from narrator.host import ports
+    from narrator.listen import keys
+
+    assert (keys.ENTER, keys.BACKSPACE) == (ports.ENTER, ports.BACKSPACE)

@@ -9,7 +9,16 @@ import pytest
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import DealCard, Prompt, Say, Show, Timer, Wake, shuffled_deal
+from narrator.rules.core import (
+    DealCard,
+    Eliminate,
+    Prompt,
+    Say,
+    Show,
+    Timer,
+    Wake,
+    shuffled_deal,
+)
 from narrator.rules.errors import NarratorError
 from narrator.rules.registry import get_variant, known_names, make_switches
 from narrator.voice.catalog import load_catalog, placeholders
@@ -32,6 +41,8 @@ class RandomTable(Driver):
     def carry_out(self, step: object) -> Answer | None:
         if isinstance(step, Say):
             self.said.setdefault(step.key, set()).update(step.params)
+        if isinstance(step, Eliminate):
+            self.said.setdefault(f"cause.{step.cause}", set())
         return super().carry_out(step)  # type: ignore[arg-type]
 
     def say(self, key: str, text: str) -> None:

@@ -444,7 +444,9 @@ class TableDriver(Driver):
                 phase = event["id"]
             elif event["event"] == "secret" and not event["prompt"].startswith("deal."):
                 seats = ", ".join(str(s) for s in event["to"])
-                lines.append(f"{phase}: {event['prompt']} → {seats}: {event['shown']}")
+                lines.append(f"{phase} · {event['prompt']} → {seats}: {event['shown']}")
             elif event["event"] == "eliminated":
-                lines.append(f"{event['phase']}: {event['seat']} — {event['cause']}")
+                cause = self.t(f"cause.{event['cause']}")
+                player = self.t("screen.player", seat=event["seat"])
+                lines.append(f"{event['phase']} · {player}: {cause}")
         return lines

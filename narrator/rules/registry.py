@@ -73,9 +73,7 @@ def get_variant(name: str) -> Variant:
 def check_players(variant: Variant, players: int) -> None:
     seats = variant.seat_counts
     if players not in seats:
-        allowed = (
-            f"exactly {seats.start}" if len(seats) == 1 else f"{seats.start}–{seats.stop - 1}"
-        )
+        allowed = f"exactly {seats.start}" if len(seats) == 1 else f"{seats.start}–{seats.stop - 1}"
         raise ConfigError(f"{variant.name} is played by {allowed} players, not {players}")
 
 

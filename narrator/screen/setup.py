@@ -126,6 +126,21 @@ class SetupScreen(Screen[dict[str, Any]]):
             )
             yield from self._row("voice", Switch(bool(self.values.get("voice")), id="voice"))
             yield from self._row(
+                "voice_pack", Input(self.values.get("voice_pack") or "", id="voice_pack")
+            )
+            yield from self._row(
+                "input",
+                Select(
+                    [
+                        (self.t("setup.input_keypad"), "keypad"),
+                        (self.t("setup.input_voice"), "voice"),
+                    ],
+                    value=self.values.get("input") or "keypad",
+                    allow_blank=False,
+                    id="input",
+                ),
+            )
+            yield from self._row(
                 "knocks", Switch(bool(self.values.get("knocks", True)), id="knocks")
             )
             yield from self._row(
@@ -220,6 +235,8 @@ class SetupScreen(Screen[dict[str, Any]]):
         players = self.query_one("#players", Input).value.strip()
         values["players"] = int(players) if players.isdigit() else None
         values["voice"] = "auto" if self.query_one("#voice", Switch).value else None
+        values["voice_pack"] = self.query_one("#voice_pack", Input).value.strip() or None
+        values["input"] = self.query_one("#input", Select).value
         values["knocks"] = self.query_one("#knocks", Switch).value
         values["knock_volume"] = _number(self.query_one("#knock_volume", Input).value)
         values["answer_s"] = _number(self.query_one("#answer_s", Input).value)

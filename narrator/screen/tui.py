@@ -262,7 +262,10 @@ class TableApp(App[int]):
         self.query_one("#label", Static).update(view.label)
         bar = self.query_one("#countdown", ProgressBar)
         bar.update(total=max(view.total, 0.001), progress=max(view.left, 0.0))
-        self.query_one("#typed", Digits).update(view.typed.replace(" ", "·") or " ")
+        shown = view.typed.replace(" ", "·")
+        if not shown and view.kind == "timer":  # a speech: its seconds, large
+            shown = f"{int(view.left + 0.999) // 60}:{int(view.left + 0.999) % 60:02d}"
+        self.query_one("#typed", Digits).update(shown or " ")
         self.query_one("#reason", Static).update(view.reason)
 
     def show_secret(self, text: str) -> None:

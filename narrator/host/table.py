@@ -198,7 +198,8 @@ class TableDriver(Driver):
                     continue
                 accepted = self._enter(entry)
                 if accepted is not None:
-                    self.screen.line(f"{label} {accepted} — {self.t('screen.accepted')}".strip())
+                    answer = self._answer_text(accepted)
+                    self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
                     if on_answer is not None:
                         on_answer(accepted)
                     if stop_on_answer:
@@ -208,6 +209,11 @@ class TableDriver(Driver):
             elif key.isprintable():
                 entry.typed += key
                 entry.reason = ""
+
+    def _answer_text(self, answer: Answer) -> str:
+        """An accepted answer as the screen shows it: words in the table's language."""
+        text = str(answer)
+        return self.t(f"answer.{text}") if f"answer.{text}" in self.catalog.lines else text
 
     def _interrupt(self, entry: Entry) -> bool:
         """``*8`` during the speech of 2 is the interrupt answer ``8 2``; True if accepted."""
@@ -278,7 +284,8 @@ class TableDriver(Driver):
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
-        self.screen.line(self.t("screen.keys"))
+        hint = f"keys.{self.game}"
+        self.screen.line(self.t(hint if hint in self.catalog.lines else "screen.keys"))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
@@ -334,9 +341,10 @@ class TableDriver(Driver):
             names = tuple(self.t(f"role.{r}") for r in secret.values)
             return self.t("screen.secret_roles", roles=", ".join(names))
         if secret.kind == "seats":
-            if not secret.values:
-                return self.t("screen.secret_lone")
             action = prompt_id.split(".")[1] if "." in prompt_id else prompt_id
+            if not secret.values:
+                alone = f"shown.{action}_alone"
+                return self.t(alone if alone in self.catalog.lines else "screen.secret_lone")
             key = f"shown.{action}" if f"shown.{action}" in self.catalog.lines else "shown.seats"
             return self.t(key, seats=", ".join(secret.values))
         return self.t(f"secret.{secret.values[0]}")

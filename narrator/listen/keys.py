@@ -41,6 +41,7 @@ TAIL_S = 0.35  # the narrator's last syllable is still in the air (and in the mi
 DAWN_QUIET_S = 1.5  # the knock bed fades out and the dawn chime rings after the day starts
 PTT_HOLD_S = 0.7  # push-to-talk: a held key repeats; the mic closes this long after the last
 ARMED_S = 4.0  # «я выставляю …» then a pause: the number may come in the next utterance
+CONFIRM_S = 1.5  # a spoken vote or count is read back and typed unless corrected this soon
 
 
 class KeySource(Protocol):
@@ -98,6 +99,7 @@ class VoiceKeys:
         self._armed_until = 0.0
         self._voice: Speaker | None = None
         self._last_line: tuple[str, str] | None = None
+        self._held: tuple[str, float] | None = None  # a read-back answer and when it is typed
         listener.gate = self.may_listen
 
     def start(self) -> None:
@@ -121,17 +123,20 @@ class VoiceKeys:
         self.keypad.expect(prompt)
         self._prompt = prompt
         self._armed_until = 0.0
+        self._held = None  # heard for a prompt that is closed now
         self._reopen()
 
     def read(self, timeout: float) -> str | None:
         deadline = self.clock() + max(timeout, 0.0)
         while True:
             self._take_heard()
+            self._release_held()
             if self._pending:
                 return self._pending.popleft()
             key = self.keypad.read(min(POLL_S, max(0.0, deadline - self.clock())))
             if key is not None:
                 if not (self.push_to_talk and key == " " and self._listening):
+                    self._held = None  # the keypad corrects a read-back answer
                     return key
                 self._ptt_until = self.clock() + PTT_HOLD_S  # Space held: the mic is open
             if self.clock() >= deadline:
@@ -203,13 +208,40 @@ class VoiceKeys:
         if heard.answer is not None:
             self._armed_until = 0.0
             self._show(self.lexicon.message("heard", text=heard.text, answer=heard.answer))
-            self._pending.extend(ERASE + heard.answer + ENTER)
+            if self._reads_back():
+                self._say(self.lexicon.message("say_heard", text=heard.text))
+                self._held = (heard.answer, self.clock() + CONFIRM_S)
+            else:
+                self._pending.extend(ERASE + heard.answer + ENTER)
         elif heard.unclear:
             self._show(self.lexicon.message("unclear", text=heard.text))
+            self._say(self.lexicon.message("say_unclear"))
         if heard.end:
             self._pending.extend(ERASE + ENTER)  # an empty ENTER: «Спасибо»
         if heard.repeat:
             self._repeat()
+
+    def _reads_back(self) -> bool:
+        """Votes, counts and yes/no are read back; a nomination is confirmed by the host."""
+        prompt = self._prompt
+        return prompt is not None and ".nominate." not in prompt.id
+
+    def _release_held(self) -> None:
+        """A read-back answer nobody corrected in time is typed for the table."""
+        if self._held is not None and self.clock() >= self._held[1]:
+            answer, self._held = self._held[0], None
+            self._pending.extend(ERASE + answer + ENTER)
+
+    def _say(self, text: str) -> None:
+        """Say a line of the voice input itself, with the microphone closed meanwhile."""
+        if self._voice is None:
+            return
+        self._talking += 1
+        try:
+            self._voice.say("", text)
+        finally:
+            self._talking -= 1
+            self._quiet_until = self.clock() + TAIL_S
 
     def _show(self, text: str) -> None:
         if self.screen is not None:

@@ -89,7 +89,7 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-_MESSAGE_KEYS = ("ready", "heard", "unclear", "off", "lost")
+_MESSAGE_KEYS = ("ready", "heard", "unclear", "off", "lost", "say_heard", "say_unclear")
 
 RUSSIAN = Lexicon(
     lang="ru",
@@ -123,6 +123,8 @@ RUSSIAN = Lexicon(
         "unclear": "микрофон: не расслышал («{text}») — повторите или наберите на клавиатуре",
         "off": "голосовой ввод выключен ({reason}); клавиатура работает",
         "lost": "микрофон пропал ({reason}); дальше только клавиатура",
+        "say_heard": "Слышу: {text}.",
+        "say_unclear": "Не расслышал, повторите.",
     },
 )
 
@@ -158,6 +160,8 @@ ENGLISH = Lexicon(
         "unclear": "microphone: did not catch that (“{text}”) — say it again or type it",
         "off": "voice input is off ({reason}); the keypad works",
         "lost": "the microphone is gone ({reason}); keypad only from now on",
+        "say_heard": "I heard: {text}.",
+        "say_unclear": "I did not catch that, please repeat.",
     },
 )
 

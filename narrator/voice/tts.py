@@ -639,7 +639,21 @@ def _read(path: Path) -> Clip | None:
 
 # Sections that are only ever shown on the screen, never spoken.
 SILENT_SECTIONS = frozenset(
-    {"screen", "reason", "prompt", "label", "secret", "role", "winner", "tui", "setup", "shown"}
+    {
+        "screen",
+        "reason",
+        "prompt",
+        "label",
+        "secret",
+        "role",
+        "winner",
+        "tui",
+        "setup",
+        "shown",
+        "keys",
+        "answer",
+        "cause",
+    }
 )
 # The sections of common.toml that a game speaks from (the rest is screen text).
 SPOKEN_SHARED = frozenset({"deal", "timer", "reveal"})

@@ -1,0 +1,140 @@
+"""Spoken votes and counts are read back and typed unless corrected; unclear speech is asked again.
+
+The recogniser is replaced by a fake listener that hands over utterances (named
+as a fake: these tests are about what the table does with what was heard; the
+real Vosk path is in test_listen_vosk.py). The clock is a fake too, so the
+correction window is checked exactly.
+"""
+
+from __future__ import annotations
+
+import queue
+
+from narrator.listen.keys import CONFIRM_S, ENTER, VoiceKeys
+from narrator.listen.listener import Notice, Utterance
+from narrator.listen.words import RUSSIAN
+from narrator.rules.sport_mafia import _seat_prompt, count_prompt
+
+
+class FakeListener:
+    """Stands in for the Vosk listener: the test says what was heard."""
+
+    def __init__(self) -> None:
+        self.gate = lambda: True
+        self.results: queue.Queue[Utterance] = queue.Queue()
+        self.notices: queue.Queue[Notice] = queue.Queue()
+        self.generation = 0
+
+    def listen(self, generation: int, phrases: tuple[str, ...] | None) -> None:
+        self.generation = generation
+
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def hear(self, text: str) -> None:
+        self.results.put(Utterance(self.generation, text, 0.0))
+
+
+class FakeKeypad:
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def read(self, timeout: float) -> str | None:
+        return self.keys.pop(0) if self.keys else None
+
+    def expect(self, prompt: object) -> None:
+        pass
+
+
+class FakeVoice:
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def say(self, key: str, text: str) -> None:
+        self.said.append(text)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def table() -> tuple[VoiceKeys, FakeListener, FakeKeypad, FakeVoice, FakeClock]:
+    listener, keypad, voice, clock = FakeListener(), FakeKeypad(), FakeVoice(), FakeClock()
+    keys = VoiceKeys(keypad, listener, RUSSIAN, None, clock=clock)  # type: ignore[arg-type]
+    keys.watch_voice(voice)
+    return keys, listener, keypad, voice, clock
+
+
+def typed(keys: VoiceKeys) -> str:
+    out = ""
+    while (key := keys.read(0)) is not None:
+        out += key
+    return out.replace("\x7f", "")
+
+
+def test_a_heard_count_is_read_back_then_typed_when_nobody_corrects_it() -> None:
+    keys, listener, _, voice, clock = table()
+    keys.expect(count_prompt("d1.vote.4", 10))
+    listener.hear("пять")
+    assert typed(keys) == ""  # held for the correction window
+    assert voice.said == ["Слышу: пять."]
+    clock.now += CONFIRM_S
+    assert typed(keys) == "5" + ENTER
+
+
+def test_a_correction_in_the_window_replaces_the_heard_answer() -> None:
+    keys, listener, _, voice, clock = table()
+    keys.expect(count_prompt("d1.vote.4", 10))
+    listener.hear("пять")
+    assert typed(keys) == ""
+    clock.now += CONFIRM_S / 2
+    listener.hear("шесть")
+    assert typed(keys) == ""
+    assert voice.said == ["Слышу: пять.", "Слышу: шесть."]
+    clock.now += CONFIRM_S
+    assert typed(keys) == "6" + ENTER
+
+
+def test_the_keypad_overrules_a_read_back_answer() -> None:
+    keys, listener, keypad, _, clock = table()
+    keys.expect(count_prompt("d1.vote.4", 10))
+    listener.hear("пять")
+    assert typed(keys) == ""
+    keypad.keys = ["7", ENTER]
+    assert typed(keys) == "7" + ENTER
+    clock.now += CONFIRM_S * 2
+    assert typed(keys) == ""  # the spoken «пять» was dropped
+
+
+def test_a_new_prompt_drops_what_was_heard_for_the_old_one() -> None:
+    keys, listener, _, _, clock = table()
+    keys.expect(count_prompt("d1.vote.4", 10))
+    listener.hear("пять")
+    assert typed(keys) == ""
+    keys.expect(count_prompt("d1.vote.9", 5))
+    clock.now += CONFIRM_S * 2
+    assert typed(keys) == ""
+
+
+def test_a_nomination_is_typed_at_once_the_host_confirms_it() -> None:
+    keys, listener, _, voice, _ = table()
+    keys.expect(_seat_prompt("d1.nominate.1", 1, tuple(range(1, 11))))
+    listener.hear("я выставляю игрока номер семь")
+    assert typed(keys) == "7" + ENTER
+    assert voice.said == []
+
+
+def test_unclear_speech_is_asked_again_aloud_and_types_nothing() -> None:
+    keys, listener, _, voice, clock = table()
+    keys.expect(count_prompt("d1.vote.4", 10))
+    listener.hear("пять шесть")
+    clock.now += CONFIRM_S * 2
+    assert typed(keys) == ""
+    assert voice.said == ["Не расслышал, повторите."]

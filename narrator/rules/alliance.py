@@ -73,7 +73,9 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    dead_seat,
     forbid,
+    living_seat_prompt,
     parse_roles,
 )
 from narrator.rules.errors import ConfigError, NotNow
@@ -347,10 +349,6 @@ def may_shoot(cause: str, shoots_on_love_death: bool) -> bool:
 # --- prompts ---------------------------------------------------------------------------------
 
 
-def _dead(seat: Seat) -> Exception:
-    return forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
-
-
 def _seat_options(seats: Iterable[Seat], *extra: str) -> tuple[str, ...]:
     return (*(str(s) for s in seats), *extra)
 
@@ -386,7 +384,7 @@ def guard_prompt(
         if not isinstance(answer, SeatAnswer):
             return
         if answer.seat not in living:
-            raise _dead(answer.seat)
+            raise dead_seat(answer.seat)
         if answer.seat == last:
             raise forbid(
                 f"seat {answer.seat} was protected last night",
@@ -412,7 +410,7 @@ def wolves_prompt(
 
     def check(answer: Answer) -> None:
         if isinstance(answer, SeatAnswer) and answer.seat not in living:
-            raise _dead(answer.seat)
+            raise dead_seat(answer.seat)
 
     return Prompt(
         id=f"n{night}.wolves",
@@ -479,7 +477,7 @@ def witch_poison_prompt(
         if answer.seat == witch:
             raise forbid("you cannot choose yourself", "reason.self")
         if answer.seat not in living:
-            raise _dead(answer.seat)
+            raise dead_seat(answer.seat)
 
     can_poison = poison_left and not (saved_tonight and not both_same_night)
     targets = [s for s in living if s != witch] if can_poison else []
@@ -496,24 +494,7 @@ def witch_poison_prompt(
 
 def seer_prompt(night: int, seer: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """Check one living player other than oneself; no answer = no check."""
-
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == seer:
-            raise forbid("you cannot choose yourself", "reason.self")
-        if answer.seat not in living:
-            raise _dead(answer.seat)
-
-    return Prompt(
-        id=f"n{night}.seer",
-        seats=(seer,),
-        accepts=frozenset({AnswerKind.SEAT}),
-        seat_count=players,
-        default=Nobody(),
-        options=_seat_options(s for s in living if s != seer),
-        check=check,
-    )
+    return living_seat_prompt(f"n{night}.seer", seer, living, players, none=False)
 
 
 def _seat_list(answer: Answer, allowed: Sequence[Seat], outside: str) -> None:
@@ -529,7 +510,7 @@ def _seat_list(answer: Answer, allowed: Sequence[Seat], outside: str) -> None:
         if seat not in allowed:
             if outside == "candidate":
                 raise forbid(f"seat {seat} is not a candidate", "reason.not_candidate", seat=seat)
-            raise _dead(seat)
+            raise dead_seat(seat)
         seen.add(seat)
 
 
@@ -614,7 +595,7 @@ def choice_vote_prompt(
                 seat=seat,
                 seats=listed,
             )
-        raise _dead(seat)
+        raise dead_seat(seat)
 
     targets = [s for s in choices if allow_self or s != voter] if voter in voters else []
     return Prompt(
@@ -667,7 +648,7 @@ def badge_prompt(day: int, sheriff: Seat, living: Sequence[Seat], players: int) 
 
     def check(answer: Answer) -> None:
         if isinstance(answer, SeatAnswer) and answer.seat not in living:
-            raise _dead(answer.seat)
+            raise dead_seat(answer.seat)
 
     return Prompt(
         id=f"d{day}.badge",
@@ -682,24 +663,7 @@ def badge_prompt(day: int, sheriff: Seat, living: Sequence[Seat], players: int) 
 
 def hunter_prompt(day: int, hunter: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """The dead hunter's shot: a living player other than himself, or none (4.7-3)."""
-
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == hunter:
-            raise forbid("you cannot choose yourself", "reason.self")
-        if answer.seat not in living:
-            raise _dead(answer.seat)
-
-    return Prompt(
-        id=f"d{day}.hunter",
-        seats=(hunter,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),
-        options=_seat_options((s for s in living if s != hunter), "none"),
-        check=check,
-    )
+    return living_seat_prompt(f"d{day}.hunter", hunter, living, players, none=True)
 
 
 def no_shot_prompt(day: int, players: int) -> Prompt:
@@ -744,27 +708,7 @@ def order_prompt(day: int, sheriff: Seat, anchors: Sequence[Seat], players: int)
 
 def white_wolf_prompt(day: int, wolf: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """``white_wolf_king``: the exploding wolf takes one living player along, or nobody."""
-
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == wolf:
-            raise forbid("you cannot choose yourself", "reason.self")
-        if answer.seat not in living:
-            raise _dead(answer.seat)
-
-    return Prompt(
-        id=f"d{day}.white_wolf",
-        seats=(wolf,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),
-        options=_seat_options((s for s in living if s != wolf), "none"),
-        check=check,
-    )
-
-
-# --- the state of one game -------------------------------------------------------------------
+    return living_seat_prompt(f"d{day}.white_wolf", wolf, living, players, none=True)
 
 
 @dataclass(frozen=True)

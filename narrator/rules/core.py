@@ -9,13 +9,13 @@ drives the same script in real time.  Nothing here does I/O.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from narrator.rules.answers import Answer, AnswerKind, parse_answer
+from narrator.rules.answers import Answer, AnswerKind, Nobody, SeatAnswer, parse_answer
 from narrator.rules.errors import ConfigError, IllegalAction
 
 Seat = int
@@ -131,6 +131,48 @@ class Prompt:
 
 def forbid(message: str, key: str, **params: object) -> IllegalAction:
     return IllegalAction(message, key, params)
+
+
+def dead_seat(seat: Seat) -> IllegalAction:
+    return forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
+
+
+def check_living_seat(
+    answer: Answer, chooser: Seat, living: Collection[Seat], allow_self: bool
+) -> None:
+    """A seat answer must name a living player, and not the chooser unless allowed."""
+    if not isinstance(answer, SeatAnswer):
+        return
+    if answer.seat == chooser and not allow_self:
+        raise forbid("you cannot choose yourself", "reason.self")
+    if answer.seat not in living:
+        raise dead_seat(answer.seat)
+
+
+def living_seat_prompt(
+    prompt_id: str,
+    chooser: Seat,
+    living: Collection[Seat],
+    players: int,
+    *,
+    none: bool,
+    allow_self: bool = False,
+) -> Prompt:
+    """One living player (other than the chooser unless allowed); with ``none``, or nobody.
+
+    An expired window means nobody (no check, no shot).
+    """
+    accepts = {AnswerKind.SEAT, AnswerKind.NOBODY} if none else {AnswerKind.SEAT}
+    choices = tuple(str(s) for s in living if allow_self or s != chooser)
+    return Prompt(
+        id=prompt_id,
+        seats=(chooser,),
+        accepts=frozenset(accepts),
+        seat_count=players,
+        default=Nobody(),
+        options=(*choices, "none") if none else choices,
+        check=lambda answer: check_living_seat(answer, chooser, living, allow_self),
+    )
 
 
 # --- steps of a script ---------------------------------------------------------

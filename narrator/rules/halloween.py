@@ -20,7 +20,6 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn
 
 from pydantic import Field
 
@@ -47,7 +46,9 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    dead_seat,
     forbid,
+    living_seat_prompt,
     parse_roles,
 )
 from narrator.rules.errors import ConfigError
@@ -207,10 +208,6 @@ def win_line(winner: str, cycle_limit: int) -> str:
 # --- prompts ---------------------------------------------------------------------------------
 
 
-def _dead(seat: Seat) -> NoReturn:
-    raise forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
-
-
 def vampires_prompt(
     night: int, vampires: Sequence[Seat], living: Sequence[Seat], players: int
 ) -> Prompt:
@@ -226,7 +223,7 @@ def vampires_prompt(
                 seat=answer.seat,
             )
         if answer.seat not in living:
-            _dead(answer.seat)
+            raise dead_seat(answer.seat)
 
     targets = tuple(str(s) for s in living if s not in vampires)
     return Prompt(
@@ -254,7 +251,7 @@ def witch_prompt(
         if not isinstance(answer, SeatAnswer):
             return
         if answer.seat not in living:
-            _dead(answer.seat)
+            raise dead_seat(answer.seat)
         if answer.seat == banned:
             raise forbid(
                 f"seat {answer.seat} was protected last night: choose another player",
@@ -277,24 +274,7 @@ def witch_prompt(
 
 def hunter_prompt(night: int, hunter: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """Another living player; repeating an earlier check is allowed."""
-
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == hunter:
-            raise forbid("you cannot choose yourself", "reason.self")
-        if answer.seat not in living:
-            _dead(answer.seat)
-
-    return Prompt(
-        id=f"n{night}.hunter",
-        seats=(hunter,),
-        accepts=frozenset({AnswerKind.SEAT}),
-        seat_count=players,
-        default=Nobody(),  # an expired window: no check
-        options=tuple(str(s) for s in living if s != hunter),
-        check=check,
-    )
+    return living_seat_prompt(f"n{night}.hunter", hunter, living, players, none=False)
 
 
 def vote_prompt(
@@ -313,7 +293,7 @@ def vote_prompt(
         if answer.seat == voter and not allow_self:
             raise forbid("you cannot vote for yourself", "reason.self_vote")
         if answer.seat not in living:
-            _dead(answer.seat)
+            raise dead_seat(answer.seat)
         if answer.seat not in candidates:
             named = ", ".join(str(s) for s in candidates)
             raise forbid(

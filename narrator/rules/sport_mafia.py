@@ -37,6 +37,8 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    check_living_seat,
+    dead_seat,
     forbid,
 )
 from narrator.rules.errors import ConfigError
@@ -151,13 +153,8 @@ def _seat_prompt(
     taken_reason: str = "already nominated",
 ) -> Prompt:
     def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == seat and not allow_self:
-            raise forbid("you cannot choose yourself", "reason.self")
-        if answer.seat not in living:
-            raise forbid(f"seat {answer.seat} is out of the game", "reason.dead", seat=answer.seat)
-        if answer.seat in taken:
+        check_living_seat(answer, seat, living, allow_self)
+        if isinstance(answer, SeatAnswer) and answer.seat in taken:
             raise forbid(taken_reason, "reason.already_nominated", seat=answer.seat)
 
     options = [str(s) for s in living if (allow_self or s != seat) and s not in taken]
@@ -189,7 +186,7 @@ def shoot_prompt(
             )
         for seat in entries:
             if seat is not None and seat not in living:
-                raise forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
+                raise dead_seat(seat)
 
     options = [" ".join([str(s)] * count) for s in living]
     if count > 1:

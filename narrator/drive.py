@@ -78,6 +78,8 @@ class Driver(ABC):
                 text = self.catalog.text(key, params)
                 self.record.say(key, params, text)
                 self.say(key, text)
+                if step.dawn:
+                    self.dawn()
             case Wake():
                 self.record.window(step.window, step.seconds)
                 self.wake(step)
@@ -140,6 +142,9 @@ class Driver(ABC):
 
     def enter_phase(self, phase: str) -> None:  # noqa: B027 - optional hook
         """A new phase begins."""
+
+    def dawn(self) -> None:  # noqa: B027 - optional hook
+        """The line that ends the night has been said."""
 
     @abstractmethod
     def say(self, key: str, text: str) -> None: ...

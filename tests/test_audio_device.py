@@ -39,7 +39,7 @@ def short_night() -> Script:
     yield Sleep()
     yield Say("onenight.hi_sleep")
     yield Phase("d1")
-    yield Say("onenight.morning")
+    yield Say("onenight.morning", dawn=True)
     return Outcome(None, "d1")
 
 

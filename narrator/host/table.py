@@ -92,7 +92,6 @@ class TableDriver(Driver):
     ) -> None:
         super().__init__(catalog, record)
         self.sound: Sound = sound or Silence()
-        self._dawn_pending = False
         self.voice = voice
         self.screen = screen
         self.keys = keys
@@ -117,9 +116,6 @@ class TableDriver(Driver):
     def say(self, key: str, text: str) -> None:
         self._last_line = text
         self.voice.say(key, text)
-        if self._dawn_pending:  # the bed stops after the dawn line
-            self._dawn_pending = False
-            self.sound.night(False)
         if not self._collecting:  # a cue or a warning said while keys are being read
             self._discard_keys()
 
@@ -292,11 +288,13 @@ class TableDriver(Driver):
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
         if phase.startswith("n"):
-            self._dawn_pending = False
             self.sound.night(True)
         elif phase.startswith("d"):
-            self._dawn_pending = True
             self.screen.clear()  # the day starts on a clean page
+
+    def dawn(self) -> None:
+        """The knocking bed stops after the line that ends the night."""
+        self.sound.night(False)
 
     def _say_due_cues(self) -> None:
         while self._cues and self.clock.now() - self._window_start >= self._cues[0][0]:

@@ -942,7 +942,7 @@ def day_of(table: Table, day: int, pending: list[Death]) -> Flow[Outcome | None]
     """Election (day 1 or postponed), deaths, speeches, exile; the Outcome if the game ends."""
     yield Phase(f"d{day}")
     table.fallen_today = []
-    yield Say("alliance.dawn_election" if day == 1 else "alliance.dawn")
+    yield Say("alliance.dawn_election" if day == 1 else "alliance.dawn", dawn=True)
     if table.election != OVER:
         if table.election == POSTPONED:
             yield Say("alliance.election_resumes")

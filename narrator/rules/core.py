@@ -190,10 +190,12 @@ Param = int | str | tuple[int, ...] | RoleName
 
 @dataclass(frozen=True)
 class Say:
-    """Speak one catalog line aloud (public)."""
+    """Speak one catalog line aloud (public). ``dawn`` marks the line that ends a night:
+    the knocking bed stops after it."""
 
     key: str
     params: Mapping[str, Param] = field(default_factory=dict)
+    dawn: bool = False
 
 
 @dataclass(frozen=True)

@@ -356,7 +356,7 @@ def game_script(deal: Deal, sw: HalloweenSwitches) -> Script:
         yield Phase(f"n{night}")
         attack, protected = yield from night_of(table, night)
         table.banned = protected
-        yield Say("halloween.morning")
+        yield Say("halloween.morning", dawn=True)
         victim = night_victim(attack, protected)
         if victim is None:
             yield Say("halloween.all_survived")

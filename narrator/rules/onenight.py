@@ -286,7 +286,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield Say("onenight.spirit_sleep")
 
     yield Phase("d1")
-    yield Say("onenight.morning")
+    yield Say("onenight.morning", dawn=True)
     yield Say("onenight.discussion")
     yield Timer("d1.discussion", sw.discussion_s)
     yield Say("timer.time_up")

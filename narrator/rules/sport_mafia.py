@@ -276,7 +276,7 @@ def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
         phase = f"d{day}"
         yield Phase(phase)
         if day == 1:
-            yield Say("sport.day_one")
+            yield Say("sport.day_one", dawn=True)
         else:
             ended = yield from morning(table, shot, day - 1)
             if ended is not None:
@@ -454,7 +454,7 @@ def night_of(table: Table, night: int) -> Flow[Seat | None]:
         yield Sleep()
         yield Say(sleep_key)
 
-    yield Say("sport.morning_comes")
+    yield Say("sport.morning_comes", dawn=True)
     return shot_hits(entries, len(shooters), living)
 
 

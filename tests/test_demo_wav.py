@@ -1,0 +1,79 @@
+"""`narrator demo GAME --output x.wav`: a whole narrated game, knocks only at night.
+
+Rendered faster than real time with real espeak-ng speech; the JSON timeline
+beside the WAV says where each line and each wake window is, and the test
+listens to the file there.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from narrator.rules.registry import known_names
+
+DAY_KEYS = ("discussion", "vote_call", "floor", "speech", "who_is_for")
+
+
+def rms(samples: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(samples)))) if samples.size else 0.0
+
+
+@pytest.mark.parametrize("game", known_names())
+def test_a_demo_renders_a_narrated_game_with_knocks_only_at_night(
+    game: str, tmp_path: Path
+) -> None:
+    wav = tmp_path / f"{game}.wav"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "narrator.cli",
+            "demo",
+            game,
+            "--lang",
+            "en",
+            "--seed",
+            "2",
+            "--output",
+            str(wav),
+            "--record-dir",
+            str(tmp_path / "records"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    samples, rate = soundfile.read(str(wav))
+    mono = samples.mean(axis=1)
+    timeline = json.loads(wav.with_suffix(".json").read_text("utf-8"))
+    assert abs(len(mono) / rate - timeline["seconds"]) < 0.05
+    assert timeline["lines"] and timeline["windows"]
+
+    speech = np.zeros(len(mono), dtype=bool)
+    for line in timeline["lines"]:
+        assert line["end"] > line["start"]
+        speech[int(line["start"] * rate) : int((line["end"] + 0.1) * rate)] = True
+    assert rms(mono[speech]) > 0.05, "the lines are silent"
+
+    night = np.zeros(len(mono), dtype=bool)
+    for window in timeline["windows"]:
+        night[int((window["start"] + 0.2) * rate) : int((window["end"] - 0.2) * rate)] = True
+    assert rms(mono[night & ~speech]) > 0.005, "no knocks inside the wake windows"
+
+    day = np.zeros(len(mono), dtype=bool)
+    for line in timeline["lines"]:
+        if any(key in line["key"] for key in DAY_KEYS):
+            day[int((line["end"] + 0.3) * rate) : int((line["end"] + 1.3) * rate)] = True
+    quiet = mono[day & ~speech & ~night]
+    assert quiet.size > rate // 20, "the demo had no day pauses to listen to"
+    assert rms(quiet) < 1e-4, "knocks by day"

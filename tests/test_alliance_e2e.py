@@ -94,9 +94,9 @@ def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> Non
     child.expect(r"Ведьма, проснись\. Этой ночью убит этот игрок\.")
     child.expect(rf">>> .*{victim}.* <<<")  # the victim, on screen only
     child.send("no\r")
-    child.expect("no — Принято")
+    child.expect("нет — Принято")
     child.send("0\r")
-    child.expect("none — Принято")
+    child.expect("никого — Принято")
     child.expect(r"Ведьма, засыпай\.")
 
     child.expect(r"Провидец, проснись\. Кого ты проверяешь\?")

@@ -1,0 +1,65 @@
+"""The set-up screen remembers the last settings per game and keeps named presets."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import Button, Input, Select
+
+from narrator.app import TableSettings
+from narrator.screen.setup import (
+    SetupScreen,
+    initial_values,
+    last_path,
+    load_saved,
+    preset_names,
+    preset_path,
+    save,
+)
+from narrator.voice.catalog import load_catalog
+
+
+def test_saved_settings_come_back_and_the_command_line_wins(tmp_path: Path) -> None:
+    stored = {"game": "halloween", "players": 9, "lang": "en", "options": {"cycle_limit": 4}}
+    assert save(last_path("halloween", tmp_path), stored) is None
+    assert load_saved(last_path("halloween", tmp_path))["players"] == 9
+    given = TableSettings(game="halloween", players=None, options={"witch_s": 15.0})
+    values = initial_values(given, tmp_path)
+    assert values["players"] == 9  # remembered: not given on the command line
+    assert values["options"] == {"cycle_limit": 4, "witch_s": 15.0}
+    assert load_saved(tmp_path / "nope.json") == {}
+
+
+def test_presets_are_saved_by_name(tmp_path: Path) -> None:
+    assert save(preset_path("пятница вечер", tmp_path), {"game": "onenight"}) is None
+    assert preset_names(tmp_path) == ["пятница_вечер"]
+
+
+def test_the_set_up_screen_saves_a_preset_and_starts(tmp_path: Path) -> None:
+    from textual.app import App
+
+    chosen: list[dict[str, object]] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            values = initial_values(TableSettings(game="sport_mafia", lang="ru"), tmp_path)
+            self.push_screen(SetupScreen(load_catalog("ru"), values, tmp_path), chosen.append)
+
+    async def run() -> None:
+        app = Host()
+        async with app.run_test(size=(110, 44)) as pilot:
+            await pilot.pause(0.3)
+            screen = app.screen
+            assert isinstance(screen, SetupScreen)
+            screen.query_one("#preset", Input).value = "club"
+            screen.query_one("#save", Button).press()
+            await pilot.pause(0.2)
+            assert preset_names(tmp_path) == ["club"]
+            assert screen.query_one("#game", Select).value == "sport_mafia"
+            screen.query_one("#start", Button).press()
+            await pilot.pause(0.2)
+
+    asyncio.run(run())
+    assert chosen and chosen[0]["game"] == "sport_mafia"
+    assert load_saved(last_path("sport_mafia", tmp_path))["game"] == "sport_mafia"

@@ -73,6 +73,7 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    check_deal,
     dead_seat,
     forbid,
     living_seat_prompt,
@@ -1351,22 +1352,8 @@ class Alliance:
         return Composition({role: n for role, n in counts.items() if n})
 
     def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        if deal.center:
-            raise ConfigError("deal.center: alliance has no centre cards")
-        for seat, role in enumerate(deal.seats, start=1):
-            if role not in ROLES:
-                raise ConfigError(
-                    f"deal.{seat}: unknown role {role!r} (alliance roles: {', '.join(ROLES)})"
-                )
-        expected = self.composition(deal.players, switches).counts
-        for role in ROLES:
-            seats = deal.seats_with(role)
-            if len(seats) != expected.get(role, 0):
-                listed = ", ".join(str(s) for s in seats) or "none"
-                raise ConfigError(
-                    f"deal: {len(seats)} {role!r} (seats {listed}); the table of "
-                    f"{deal.players} has {expected.get(role, 0)}"
-                )
+        counts = self.composition(deal.players, switches).counts
+        check_deal(self.name, deal, ROLES, counts)
 
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
         return Game(self.name, deal, game_script(deal, _switches(switches), rng))

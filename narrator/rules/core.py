@@ -9,6 +9,7 @@ drives the same script in real time.  Nothing here does I/O.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -387,6 +388,41 @@ def parse_roles(text: str, known: Mapping[str, Role]) -> dict[str, int]:
             raise ConfigError(f"roles: {name!r} is given twice")
         counts[name] = int(number)
     return counts
+
+
+def check_deal(
+    game: str,
+    deal: Deal,
+    roles: Mapping[str, Role],
+    expected: Mapping[str, int],
+    center: int = 0,
+) -> None:
+    """The deal uses the game's role ids and exactly its composition (SCENARIOS.md).
+
+    Each problem is a ConfigError naming the seat (or centre card) and the role.
+    """
+    cards = [
+        *((f"deal.{seat}", role) for seat, role in enumerate(deal.seats, start=1)),
+        *((f"deal.center[{i}]", role) for i, role in enumerate(deal.center, start=1)),
+    ]
+    for where, role in cards:
+        if role not in roles:
+            raise ConfigError(f"{where}: unknown role {role!r} ({game} roles: {', '.join(roles)})")
+    if len(deal.center) != center:
+        if not center:
+            raise ConfigError(f"deal.center: {game} has no centre cards")
+        raise ConfigError(
+            f"deal.center: {len(deal.center)} cards, the game has {center} centre cards"
+        )
+    dealt = Counter(role for _, role in cards)
+    for role in roles:
+        if dealt[role] != expected.get(role, 0):
+            seats = ", ".join(str(s) for s in deal.seats_with(role)) or "none"
+            centre = " + centre" if role in deal.center else ""
+            raise ConfigError(
+                f"deal: {dealt[role]} {role!r} card(s) (seats {seats}{centre}); the deal for "
+                f"{deal.players} players has {expected.get(role, 0)}"
+            )
 
 
 def shuffled_deal(composition: Composition, players: int, rng: random.Random) -> Deal:

@@ -46,6 +46,7 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    check_deal,
     dead_seat,
     forbid,
     living_seat_prompt,
@@ -546,22 +547,8 @@ class Halloween:
         return Composition(composition_counts(players, _switches(switches).roles))
 
     def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        for seat, role in enumerate(deal.seats, start=1):
-            if role not in ROLES:
-                raise ConfigError(
-                    f"deal.{seat}: unknown role {role!r} (halloween roles: {', '.join(ROLES)})"
-                )
-        if deal.center:
-            raise ConfigError("deal.center: halloween has no centre cards")
-        expected = self.composition(deal.players, switches).counts
-        dealt = Counter(deal.seats)
-        for role in ROLES:
-            if dealt[role] != expected.get(role, 0):
-                seats = [str(s) for s in deal.seats_with(role)]
-                raise ConfigError(
-                    f"deal: {dealt[role]} {role!r} card(s) (seats {', '.join(seats) or 'none'}); "
-                    f"the table of {deal.players} players has {expected.get(role, 0)}"
-                )
+        counts = self.composition(deal.players, switches).counts
+        check_deal(self.name, deal, ROLES, counts)
 
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
         del rng  # no chance once the cards are dealt

@@ -43,6 +43,7 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    check_deal,
     forbid,
     parse_roles,
 )
@@ -359,29 +360,8 @@ class OneNight:
 
     def validate_deal(self, deal: Deal, switches: Switches) -> None:
         sw = _switches(switches)
-        for where, role in [
-            *((f"deal.{seat}", role) for seat, role in enumerate(deal.seats, start=1)),
-            *((f"deal.center[{i}]", role) for i, role in enumerate(deal.center, start=1)),
-        ]:
-            if role not in ROLES:
-                raise ConfigError(
-                    f"{where}: unknown role {role!r} (onenight roles: {', '.join(ROLES)})"
-                )
-        if len(deal.center) != sw.center_cards:
-            raise ConfigError(
-                f"deal.center: {len(deal.center)} cards, the game has {sw.center_cards} "
-                "centre cards"
-            )
-        expected = self.composition(deal.players, sw).counts
-        dealt = Counter((*deal.seats, *deal.center))
-        for role in ROLES:
-            if dealt[role] != expected.get(role, 0):
-                seats = [str(s) for s in deal.seats_with(role)]
-                raise ConfigError(
-                    f"deal: {dealt[role]} {role!r} card(s) (seats {', '.join(seats) or 'none'}"
-                    f"{' + centre' if role in deal.center else ''}); the deck for "
-                    f"{deal.players} players has {expected.get(role, 0)}"
-                )
+        counts = self.composition(deal.players, sw).counts
+        check_deal(self.name, deal, ROLES, counts, sw.center_cards)
 
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
         del rng  # the game has no chance once the cards are dealt

@@ -37,6 +37,7 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
+    check_deal,
     check_living_seat,
     dead_seat,
     forbid,
@@ -485,21 +486,8 @@ class SportMafia:
         return Composition(dict(COMPOSITION))
 
     def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        if deal.center:
-            raise ConfigError("deal.center: sport_mafia has no centre cards")
-        for seat, role in enumerate(deal.seats, start=1):
-            if role not in ROLES:
-                raise ConfigError(
-                    f"deal.{seat}: unknown role {role!r} (sport_mafia roles: {', '.join(ROLES)})"
-                )
-        expected = self.composition(deal.players, switches).counts
-        for role, count in expected.items():
-            seats = deal.seats_with(role)
-            if len(seats) != count:
-                listed = ", ".join(str(s) for s in seats) or "none"
-                raise ConfigError(
-                    f"deal: {len(seats)} {role!r} (seats {listed}); the game has {count}"
-                )
+        counts = self.composition(deal.players, switches).counts
+        check_deal(self.name, deal, ROLES, counts)
 
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
         del rng  # sport mafia has no chance once the cards are dealt

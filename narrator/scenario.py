@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -208,7 +207,3 @@ def run_scenario(scenario: ScenarioFile) -> tuple[dict[str, Any], list[str]]:
     driver = ScenarioDriver(scenario, load_catalog(scenario.lang), record)
     driver.run(variant.new_game(deal, switches, random.Random(scenario.seed)))
     return record.result(scenario.game), driver.transcript
-
-
-def result_summary(result: Mapping[str, Any]) -> str:
-    return f"winner: {result['winner']} (ended at {result['ended_at']})"

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -429,18 +429,3 @@ def shuffled_deal(composition: Composition, players: int, rng: random.Random) ->
     deck = composition.deck()
     rng.shuffle(deck)
     return Deal(tuple(deck[:players]), tuple(deck[players:]))
-
-
-def drive_instantly(script: Script, answer: Callable[[Ask], Answer | None]) -> Outcome:
-    """Run a script with no clock: used by tests that only want the outcome."""
-    reply: Answer | None = None
-    while True:
-        try:
-            step = script.send(reply)
-        except StopIteration as stop:
-            result: Outcome = stop.value
-            return result
-        reply = answer(step) if isinstance(step, Ask) else None
-
-
-AnyScript = Generator[Step, Any, Outcome]

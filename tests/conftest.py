@@ -1,11 +1,19 @@
-"""Suite-wide guards: any ERROR log line fails the test that wrote it."""
+"""Suite-wide guards (any ERROR log line fails the test that wrote it) and the toy game."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from narrator.rules.registry import register
+from narrator.voice.catalog import register_lines
+
+# A game that exists only in the tests (tests/toy_variant.py, tests/lines/<lang>/toy.toml).
+register("toy", "tests.toy_variant")
+register_lines(Path(__file__).parent / "lines")
 
 
 @pytest.fixture(autouse=True)

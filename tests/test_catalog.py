@@ -220,9 +220,17 @@ def test_every_rejection_reason_is_in_both_catalogs(games: list[KeyCollectingDri
     catalog_reasons = {key for key in RU.lines if key.startswith("reason.")}
     assert set(reasons) <= catalog_reasons, "reasons missing from the catalog"
     onenight_reasons = {
-        "reason.empty", "reason.not_a_number", "reason.no_such_seat", "reason.not_an_answer",
-        "reason.center_cards", "reason.self", "reason.self_vote", "reason.center_count",
-        "reason.center_twice", "reason.no_such_center", "reason.already_answered",
+        "reason.empty",
+        "reason.not_a_number",
+        "reason.no_such_seat",
+        "reason.not_an_answer",
+        "reason.center_cards",
+        "reason.self",
+        "reason.self_vote",
+        "reason.center_count",
+        "reason.center_twice",
+        "reason.no_such_center",
+        "reason.already_answered",
     }
     assert onenight_reasons - set(reasons) == set(), "onenight reasons the games did not reach"
     for key, params in reasons.items():

@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
-from narrator.rules.answers import Abstain, Answer, Nobody, SeatAnswer
+from narrator.rules.answers import Abstain, Nobody, SeatAnswer
 from narrator.rules.core import (
     Ask,
     Deal,
     Eliminate,
     Outcome,
     Phase,
-    Prompt,
     RoleName,
     Say,
     Secret,
     Show,
     Step,
+    Tag,
     Timer,
     Wake,
 )
-from narrator.rules.errors import BadAnswerText, ConfigError, IllegalAction
+from narrator.rules.errors import BadAnswerText, ConfigError
 from narrator.rules.halloween import (
     DRAW,
     HUNTER,
@@ -46,7 +45,8 @@ from narrator.rules.halloween import (
     winner_of,
     witch_prompt,
 )
-from narrator.rules.registry import check_players, get_variant, known_names, make_switches
+from narrator.rules.registry import check_players, get_variant, make_switches
+from tests.harness import rejected, step_through
 
 V, W, H, C = VAMPIRE, WITCH, HUNTER, VILLAGER
 VARIANT = get_variant("halloween")
@@ -194,34 +194,6 @@ def test_window_s_overrides_every_window() -> None:
     assert (sw.window(V), sw.window(W), sw.window(H)) == (25, 10, 12.5)
 
 
-def test_an_unknown_switch_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError) as caught:
-        switches(lone_wolf_peek=True)
-    for known in ("cycle_limit", "witch_may_skip", "call_dead_roles", "allow_self_vote"):
-        assert known in str(caught.value)
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"cycle_limit": 0},
-        {"cycle_limit": 31},
-        {"cycle_limit": "6"},
-        {"vampires_s": 0},
-        {"witch_s": 121},
-        {"window_s": 0},
-        {"silence_s": -1},
-        {"discussion_s": -5},
-        {"call_dead_roles": "yes"},
-        {"roles": 3},
-    ],
-)
-def test_bad_switch_values(options: Mapping[str, Any]) -> None:
-    (name,) = options
-    with pytest.raises(ConfigError, match=f"options.{name}"):
-        switches(**options)
-
-
 # --- compositions (RULES.md 2.2) --------------------------------------------------------------
 
 
@@ -243,39 +215,6 @@ def test_seat_counts_outside_7_to_12(players: int) -> None:
         check_players(VARIANT, players)
     with pytest.raises(ConfigError, match="7–12 players"):
         VARIANT.composition(players, DEFAULT)
-
-
-@pytest.mark.parametrize(
-    ("players", "roles", "counts"),
-    [
-        (10, "vampire=3,witch=1,hunter=1", {V: 3, W: 1, H: 1, C: 5}),
-        (8, "vampire=3", {V: 3, W: 1, H: 1, C: 3}),
-        (7, "vampire=1,hunter=0", {V: 1, W: 1, H: 0, C: 5}),
-        (9, "witch=0, hunter=0", {V: 2, W: 0, H: 0, C: 7}),
-        (7, "vampire=3,villager=2", {V: 3, W: 1, H: 1, C: 2}),
-    ],
-)
-def test_roles_override(players: int, roles: str, counts: Mapping[str, int]) -> None:
-    assert dict(VARIANT.composition(players, switches(roles=roles)).counts) == counts
-
-
-@pytest.mark.parametrize(
-    ("players", "roles", "problem"),
-    [
-        (8, "werewolf=2", "unknown role 'werewolf'"),
-        (8, "vampire", "should look like 'role=count'"),
-        (8, "vampire=0", "at least one vampire"),
-        (8, "witch=2", "at most one witch"),
-        (8, "hunter=2", "at most one hunter"),
-        (8, "vampire=4", "fewer than the others"),
-        (7, "vampire=4,witch=0,hunter=0", "fewer than the others"),
-        (7, "vampire=6", "do not fit 7 players"),
-        (8, "vampire=2,villager=2", "8 players"),
-    ],
-)
-def test_bad_roles_override(players: int, roles: str, problem: str) -> None:
-    with pytest.raises(ConfigError, match=problem):
-        VARIANT.composition(players, switches(roles=roles))
 
 
 # --- deals ----------------------------------------------------------------------------------
@@ -310,12 +249,6 @@ def test_a_deal_follows_the_roles_override() -> None:
 # --- prompts --------------------------------------------------------------------------------
 
 
-def rejected(prompt: Prompt, text: str) -> IllegalAction:
-    with pytest.raises(IllegalAction) as caught:
-        prompt.accept(text)
-    return caught.value
-
-
 LIVING = (1, 2, 3, 4, 6, 7)  # 5 has left
 
 
@@ -325,9 +258,9 @@ def test_every_option_of_every_prompt_is_accepted() -> None:
         witch_prompt(2, 3, LIVING, 6, 7),
         witch_prompt(2, 3, LIVING, None, 7, may_skip=True),
         hunter_prompt(2, 4, LIVING, 7),
-        vote_prompt("d2.vote.3", 3, LIVING, LIVING, 7),
-        vote_prompt("d2.vote.3", 3, LIVING, LIVING, 7, allow_self=True),
-        vote_prompt("d2.revote.1", 1, LIVING, (1, 6), 7),
+        vote_prompt(Tag("d2", "vote", 3), 3, LIVING, LIVING, 7),
+        vote_prompt(Tag("d2", "vote", 3), 3, LIVING, LIVING, 7, allow_self=True),
+        vote_prompt(Tag("d2", "revote", 1), 1, LIVING, (1, 6), 7),
     ]
     for prompt in prompts:
         assert prompt.options
@@ -389,7 +322,7 @@ def test_hunter_checks_another_living_player() -> None:
 
 
 def test_vote_names_another_living_player_or_abstains() -> None:
-    prompt = vote_prompt("d1.vote.3", 3, LIVING, LIVING, 7)
+    prompt = vote_prompt(Tag("d1", "vote", 3), 3, LIVING, LIVING, 7)
     assert prompt.seats == (3,)
     assert prompt.default == Abstain()
     assert prompt.accept("7") == SeatAnswer(7)
@@ -403,13 +336,13 @@ def test_vote_names_another_living_player_or_abstains() -> None:
 
 
 def test_self_vote_with_the_switch() -> None:
-    prompt = vote_prompt("d1.vote.3", 3, LIVING, LIVING, 7, allow_self=True)
+    prompt = vote_prompt(Tag("d1", "vote", 3), 3, LIVING, LIVING, 7, allow_self=True)
     assert prompt.accept("3") == SeatAnswer(3)
     assert "3" in prompt.options
 
 
 def test_revote_only_between_the_leaders_and_not_for_oneself() -> None:
-    prompt = vote_prompt("d1.revote.1", 1, LIVING, (1, 6), 7)
+    prompt = vote_prompt(Tag("d1", "revote", 1), 1, LIVING, (1, 6), 7)
     assert prompt.accept("6") == SeatAnswer(6)
     assert prompt.accept("abstain") == Abstain()
     assert rejected(prompt, "1").key == "reason.self_vote"
@@ -427,23 +360,7 @@ def play(
     deal: Deal, answers: Mapping[str, str], stop_before: str | None = None, **options: Any
 ) -> tuple[list[Step], Outcome | None]:
     """All steps of one game; each prompt gets its answer from ``answers`` or its default."""
-    sw = switches(**options)
-    VARIANT.validate_deal(deal, sw)
-    script = VARIANT.new_game(deal, sw, random.Random(0)).script
-    steps: list[Step] = []
-    reply: Answer | None = None
-    while True:
-        try:
-            step = script.send(reply)
-        except StopIteration as stop:
-            return steps, stop.value
-        if isinstance(step, Phase) and step.id == stop_before:
-            return steps, None
-        steps.append(step)
-        reply = None
-        if isinstance(step, Ask):
-            text = answers.get(step.prompt.id)
-            reply = step.prompt.default if text is None else step.prompt.accept(text)
+    return step_through(VARIANT, deal, switches(**options), answers, stop_before=stop_before)
 
 
 def windows(steps: Sequence[Step]) -> list[tuple[str, float, tuple[int, ...]]]:
@@ -501,9 +418,9 @@ def test_night_1_order_and_windows() -> None:
         "halloween.all_survived",
     ]
     silence = [s for s in steps if isinstance(s, Timer)]
-    assert silence == [Timer("n1.silence", 5, warnings=())]
+    assert silence == [Timer(Tag("n1", "silence"), 5, warnings=())]
     shows = [s for s in steps if isinstance(s, Show)]
-    assert shows == [Show("n1.vampires", (1, 2), Secret.seats((1, 2)))]
+    assert shows == [Show(Tag("n1", "vampires"), (1, 2), Secret.seats((1, 2)))]
 
 
 def test_no_silence_timer_with_silence_s_0() -> None:
@@ -515,7 +432,7 @@ def test_a_lone_vampire_learns_that_he_is_alone() -> None:
     deal = Deal((C, V, W, H, C, C, C))
     steps, _ = play(deal, {}, stop_before="d1", roles="vampire=1")
     assert [s for s in steps if isinstance(s, Show)] == [
-        Show("n1.vampires", (2,), Secret.seats(()))
+        Show(Tag("n1", "vampires"), (2,), Secret.seats(()))
     ]
 
 
@@ -529,7 +446,7 @@ def test_the_hunter_sees_yes_for_a_vampire_and_no_otherwise() -> None:
     for target, token in (("2", "yes"), ("3", "no"), ("7", "no")):
         steps, _ = play(BASE, {"n1.hunter": target}, stop_before="d1")
         hunter = [s for s in steps if isinstance(s, Show) and s.prompt == "n1.hunter"]
-        assert hunter == [Show("n1.hunter", (4,), Secret.token(token))]
+        assert hunter == [Show(Tag("n1", "hunter"), (4,), Secret.token(token))]
 
 
 def test_the_morning_line_is_the_same_for_a_block_and_no_attack() -> None:
@@ -589,7 +506,7 @@ def test_call_dead_roles_keeps_the_words_and_a_silent_window() -> None:
 
 def test_an_attacked_hunter_still_checks() -> None:
     steps, _ = play(BASE, {"n1.vampires": "4", "n1.hunter": "1"}, stop_before="d1")
-    assert Show("n1.hunter", (4,), Secret.token("yes")) in steps
+    assert Show(Tag("n1", "hunter"), (4,), Secret.token("yes")) in steps
     assert Eliminate(4, "n1", "attacked", shown_role=H) in steps
 
 
@@ -649,7 +566,7 @@ def test_a_vampire_win_at_dawn_ends_before_the_day() -> None:
 def test_discussion_lines_and_timer() -> None:
     steps, _ = play(BASE, {}, stop_before="n2")
     assert "halloween.discussion_3min" in said(steps)
-    assert Timer("d1.discussion", 180) in steps
+    assert Timer(Tag("d1", "discussion"), 180) in steps
     steps, _ = play(BASE, {}, stop_before="n2", discussion_s=60, allow_self_vote=True)
     assert "halloween.discussion" in said(steps)
     assert "halloween.vote_self_allowed" in said(steps)
@@ -658,7 +575,5 @@ def test_discussion_lines_and_timer() -> None:
 # --- the registry ---------------------------------------------------------------------------
 
 
-def test_halloween_is_registered() -> None:
-    assert VARIANT.name == "halloween"
-    assert "halloween" in known_names()
+def test_halloween_is_played_by_7_to_12() -> None:
     assert VARIANT.seat_counts == range(7, 13)

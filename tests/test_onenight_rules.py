@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
-from narrator.rules.answers import Answer, CenterAnswer, Nobody, SeatAnswer
-from narrator.rules.core import Ask, Deal, Prompt, Secret, Show, Sleep, Step, Wake
-from narrator.rules.errors import BadAnswerText, ConfigError, IllegalAction
+from narrator.rules.answers import CenterAnswer, Nobody, SeatAnswer
+from narrator.rules.core import Ask, Deal, Secret, Show, Sleep, Step, Tag, Wake
+from narrator.rules.errors import BadAnswerText, ConfigError
 from narrator.rules.onenight import (
     HIGH_INQUISITOR,
     INQUISITION,
@@ -28,7 +27,8 @@ from narrator.rules.onenight import (
     win_line,
     winner_of,
 )
-from narrator.rules.registry import check_players, get_variant, known_names, make_switches
+from narrator.rules.registry import get_variant, make_switches
+from tests.harness import rejected, step_through
 
 W, HI, S, I_ = WEREWOLF, HIGH_INQUISITOR, SPIRIT, INQUISITOR
 VARIANT = get_variant("onenight")
@@ -146,55 +146,6 @@ def test_default_switches() -> None:
     assert DEFAULT.window_s == 10
 
 
-def test_an_unknown_switch_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError) as caught:
-        switches(lone_wolf=True)
-    message = str(caught.value)
-    assert "lone_wolf" in message
-    for known in ("center_cards", "seer_center_count", "lone_wolf_peek", "allow_self_vote"):
-        assert known in message
-
-
-def test_a_switch_of_another_variant_is_unknown_here() -> None:
-    with pytest.raises(ConfigError, match="unknown option"):
-        switches(unvoted_to_last=True)
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"center_cards": 0},
-        {"center_cards": 6},
-        {"seer_center_count": 0},
-        {"seer_center_count": 4},
-        {"window_s": 0},
-        {"discussion_s": -1},
-    ],
-)
-def test_values_out_of_range(options: Mapping[str, Any]) -> None:
-    (name,) = options
-    with pytest.raises(ConfigError, match=f"options.{name}"):
-        switches(**options)
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"center_cards": "3"},
-        {"center_cards": 3.0},
-        {"center_cards": True},
-        {"lone_wolf_peek": 1},
-        {"lone_wolf_peek": "true"},
-        {"allow_self_vote": "yes"},
-        {"roles": 5},
-    ],
-)
-def test_strict_types(options: Mapping[str, Any]) -> None:
-    (name,) = options
-    with pytest.raises(ConfigError, match=f"options.{name}"):
-        switches(**options)
-
-
 def test_seer_may_not_look_at_more_cards_than_the_centre_holds() -> None:
     with pytest.raises(ConfigError) as caught:
         switches(center_cards=2, seer_center_count=3)
@@ -226,57 +177,11 @@ def test_more_centre_cards_make_more_inquisitors() -> None:
     assert composition.center == 5
 
 
-@pytest.mark.parametrize(
-    ("players", "roles", "counts"),
-    [
-        (5, "werewolf=1", {W: 1, HI: 1, S: 1, I_: 5}),
-        (5, "werewolf=3,spirit=0", {W: 3, HI: 1, S: 0, I_: 4}),
-        (3, "high_inquisitor=0, spirit=0", {W: 2, HI: 0, S: 0, I_: 4}),
-        (7, " werewolf = 4 ", {W: 4, HI: 1, S: 1, I_: 4}),
-    ],
-)
-def test_roles_override(players: int, roles: str, counts: Mapping[str, int]) -> None:
-    composition = VARIANT.composition(players, switches(roles=roles))
-    assert dict(composition.counts) == counts
-    assert len(composition.deck()) == players + 3
-
-
-@pytest.mark.parametrize(
-    ("players", "roles", "problem"),
-    [
-        (5, "vampire=1", "unknown role 'vampire'"),
-        (5, "werewolf", "should look like 'role=count'"),
-        (5, "werewolf=two", "should look like 'role=count'"),
-        (5, "werewolf=1,werewolf=2", "given twice"),
-        (5, "werewolf=0", "at least one werewolf"),
-        (5, "inquisitor=3", "the rest of the deck"),
-        (5, "high_inquisitor=2", "at most one high_inquisitor"),
-        (5, "spirit=2", "at most one spirit"),
-        (3, "werewolf=5", "do not fit a deck of 6"),
-        (3, "werewolf=3", "fewer than the others"),
-    ],
-)
-def test_bad_roles_override(players: int, roles: str, problem: str) -> None:
-    with pytest.raises(ConfigError, match=problem):
-        VARIANT.composition(players, switches(roles=roles))
-
-
 def test_unknown_role_lists_the_known_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         VARIANT.composition(5, switches(roles="vampire=1"))
     for role in (W, HI, S, I_):
         assert role in str(caught.value)
-
-
-@pytest.mark.parametrize("players", [2, 8, 0])
-def test_player_counts_outside_3_to_7(players: int) -> None:
-    with pytest.raises(ConfigError, match="3–7 players"):
-        check_players(VARIANT, players)
-
-
-@pytest.mark.parametrize("players", [3, 7])
-def test_player_counts_inside(players: int) -> None:
-    check_players(VARIANT, players)
 
 
 # --- deals ------------------------------------------------------------------------------------
@@ -330,12 +235,6 @@ def test_a_deal_follows_the_roles_override() -> None:
 
 
 # --- prompts ----------------------------------------------------------------------------------
-
-
-def rejected(prompt: Prompt, text: str) -> IllegalAction:
-    with pytest.raises(IllegalAction) as caught:
-        prompt.accept(text)
-    return caught.value
 
 
 def test_every_option_of_every_prompt_is_accepted() -> None:
@@ -444,21 +343,7 @@ def test_lone_wolf_prompt_takes_one_centre_card() -> None:
 
 def play(deal: Deal, answers: Mapping[str, str], **options: Any) -> list[Step]:
     """All steps of one game; each prompt gets its answer from ``answers`` or its default."""
-    sw = switches(**options)
-    VARIANT.validate_deal(deal, sw)
-    script = VARIANT.new_game(deal, sw, random.Random(0)).script
-    steps: list[Step] = []
-    reply: Answer | None = None
-    while True:
-        try:
-            step = script.send(reply)
-        except StopIteration:
-            return steps
-        steps.append(step)
-        reply = None
-        if isinstance(step, Ask):
-            text = answers.get(step.prompt.id)
-            reply = step.prompt.default if text is None else step.prompt.accept(text)
+    return step_through(VARIANT, deal, switches(**options), answers)[0]
 
 
 def werewolf_window(steps: list[Step]) -> list[Step]:
@@ -479,8 +364,8 @@ def test_a_lone_wolf_peeks_when_the_switch_is_on() -> None:
     assert asks[0].prompt.seats == (1,)
     shows = [s for s in window if isinstance(s, Show)]
     assert shows == [
-        Show("n1.werewolves", (1,), Secret.seats(())),
-        Show("n1.werewolves", (1,), Secret.roles(W)),
+        Show(Tag("n1", "werewolves"), (1,), Secret.seats(())),
+        Show(Tag("n1", "werewolves"), (1,), Secret.roles(W)),
     ]
     assert shows[0].secret.shown == "seats"
 
@@ -500,7 +385,7 @@ def test_two_wolves_get_no_peek_prompt() -> None:
     window = werewolf_window(play(A_T1, {"n1.werewolves": "center 2"}, lone_wolf_peek=True))
     assert not [s for s in window if isinstance(s, Ask)]
     assert [s for s in window if isinstance(s, Show)] == [
-        Show("n1.werewolves", (1, 2), Secret.seats((1, 2)))
+        Show(Tag("n1", "werewolves"), (1, 2), Secret.seats((1, 2)))
     ]
 
 
@@ -510,19 +395,3 @@ def test_no_wolf_among_players_still_opens_the_window() -> None:
     assert window[0].seats == ()
     assert window[0].seconds == 10
     assert not [s for s in window if isinstance(s, Ask | Show)]
-
-
-# --- the registry -----------------------------------------------------------------------------
-
-
-def test_get_variant() -> None:
-    assert VARIANT.name == "onenight"
-    assert "onenight" in known_names()
-
-
-def test_an_unknown_game_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError) as caught:
-        get_variant("poker")
-    assert "'poker'" in str(caught.value)
-    for name in known_names():
-        assert name in str(caught.value)

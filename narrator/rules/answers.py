@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
 from narrator.rules.errors import BadAnswerText
 
@@ -25,6 +26,7 @@ class AnswerKind(StrEnum):
     DESTROY = "destroy"
     EXPLODE = "explode"
     ORDER = "order"
+    PRESSES = "presses"
 
 
 @dataclass(frozen=True)
@@ -54,15 +56,23 @@ class CenterAnswer:
 
 
 @dataclass(frozen=True)
-class Nobody:
+class _Word:
+    """An answer that is one word of the scenario contract."""
+
+    word: ClassVar[str]
+
     def __str__(self) -> str:
-        return "none"
+        return self.word
 
 
 @dataclass(frozen=True)
-class Abstain:
-    def __str__(self) -> str:
-        return "abstain"
+class Nobody(_Word):
+    word = "none"
+
+
+@dataclass(frozen=True)
+class Abstain(_Word):
+    word = "abstain"
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class YesNo:
 
 @dataclass(frozen=True)
 class CountAnswer:
+    """A number of raised hands; 0 is a count too (nobody raised a hand)."""
+
     count: int
 
     def __str__(self) -> str:
@@ -82,9 +94,8 @@ class CountAnswer:
 
 
 @dataclass(frozen=True)
-class Destroy:
-    def __str__(self) -> str:
-        return "destroy"
+class Destroy(_Word):
+    word = "destroy"
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,20 @@ class OrderAnswer:
         return f"{self.anchor} {'+' if self.step > 0 else '-'}"
 
 
+@dataclass(frozen=True)
+class PressesAnswer:
+    """Space presses in a call-mode shooting: the seat being called at each press.
+
+    ``None`` is a press before the first number was called. The rules judge
+    whether the presses make a hit (RULES.md 0.5), not the host.
+    """
+
+    seats: tuple[int | None, ...]
+
+    def __str__(self) -> str:
+        return " ".join(["presses", *("none" if s is None else str(s) for s in self.seats)])
+
+
 Answer = (
     SeatAnswer
     | SeatsAnswer
@@ -116,6 +141,7 @@ Answer = (
     | Destroy
     | ExplodeAnswer
     | OrderAnswer
+    | PressesAnswer
 )
 
 _WORDS = {"none": AnswerKind.NOBODY, "abstain": AnswerKind.ABSTAIN, "destroy": AnswerKind.DESTROY}
@@ -135,21 +161,31 @@ def describe(accepts: frozenset[AnswerKind]) -> str:
         AnswerKind.DESTROY: "'destroy'",
         AnswerKind.EXPLODE: "'W S'",
         AnswerKind.ORDER: "'S +' or 'S -'",
+        AnswerKind.PRESSES: "'presses S S'",
     }
     return ", ".join(texts[k] for k in AnswerKind if k in accepts)
 
 
+MAX_DIGITS = 4  # no seat, card or hand count has more; longer is not a number here
+
+
 def _is_number(token: str) -> bool:
-    """ASCII digits only: ``str.isdigit`` also takes "²", which ``int`` cannot read."""
-    return token.isascii() and token.isdigit()
+    """Short ASCII digits only: ``str.isdigit`` also takes "²" and "٣", and ``int``
+    refuses (with a plain ValueError) a number of more than 4,300 digits."""
+    return token.isascii() and token.isdigit() and len(token) <= MAX_DIGITS
+
+
+def _shortened(text: str, most: int = 24) -> str:
+    """What a message quotes of the input: enough to recognise it, never a screenful."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _integer(token: str, text: str) -> int:
     if not _is_number(token):
         raise BadAnswerText(
-            f"cannot read {text!r}: {token!r} is not a number",
+            f"cannot read {_shortened(text)!r}: {_shortened(token)!r} is not a number",
             "reason.not_a_number",
-            {"token": token},
+            {"token": _shortened(token)},
         )
     return int(token)
 
@@ -171,10 +207,11 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     Raises BadAnswerText naming what was wrong and what the prompt takes.
     """
     tokens = text.strip().lower().split()
+    shown = _shortened(text.strip())
     wrong = BadAnswerText(
-        f"{text.strip()!r} is not an answer here: expected {describe(accepts)}",
+        f"{shown!r} is not an answer here: expected {describe(accepts)}",
         "reason.not_an_answer",
-        {"input": text.strip()},
+        {"input": shown},
     )
     if not tokens:
         raise BadAnswerText("empty answer", "reason.empty")
@@ -190,6 +227,12 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         if AnswerKind.YES_NO not in accepts:
             raise wrong
         return YesNo(_YES_NO[head])
+    if head == "presses":
+        if AnswerKind.PRESSES not in accepts:
+            raise wrong
+        return PressesAnswer(
+            tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens[1:])
+        )
     if head == "center":
         if AnswerKind.CENTER not in accepts:
             raise wrong
@@ -215,8 +258,8 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
         raise wrong
     raise BadAnswerText(
-        f"cannot read {text.strip()!r}: {bad!r} is not a seat number or a known word; "
+        f"cannot read {shown!r}: {_shortened(bad)!r} is not a seat number or a known word; "
         f"expected {describe(accepts)}",
         "reason.not_an_answer",
-        {"input": text.strip()},
+        {"input": shown},
     )

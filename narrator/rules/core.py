@@ -9,14 +9,24 @@ drives the same script in real time.  Nothing here does I/O.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
-from collections.abc import Callable, Collection, Generator, Mapping
+from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from narrator.rules.answers import Answer, AnswerKind, Nobody, SeatAnswer, parse_answer
+from narrator.rules.answers import (
+    Abstain,
+    Answer,
+    AnswerKind,
+    Destroy,
+    Nobody,
+    SeatAnswer,
+    parse_answer,
+)
 from narrator.rules.errors import ConfigError, IllegalAction
 
 Seat = int
@@ -100,20 +110,101 @@ class Secret:
         return Secret("token", (token,))
 
 
-# --- prompts -------------------------------------------------------------------
+# --- phases, tags, prompts ----------------------------------------------------------
+
+
+def night(number: int) -> str:
+    """The id of night ``number`` (``n0`` is sport mafia's card night)."""
+    return f"n{number}"
+
+
+def day(number: int) -> str:
+    return f"d{number}"
+
+
+_PHASE = re.compile(r"([nd])(\d+)")
+
+
+def phase_kind(phase: str) -> Literal["night", "day", "other"]:
+    """``n3`` is a night, ``d2`` a day; anything else (``setup``, ``deal``) neither."""
+    match = _PHASE.fullmatch(phase)
+    if match is None:
+        return "other"
+    return "night" if match.group(1) == "n" else "day"
+
+
+def phase_number(phase: str) -> int | None:
+    """The number of a night or a day (``n3`` → 3); None for other phases."""
+    match = _PHASE.fullmatch(phase)
+    return int(match.group(2)) if match is not None else None
+
+
+class Channel(StrEnum):
+    """Through what a prompt may be answered (RULES.md 0.5)."""
+
+    KEYPAD = "keypad"  # typed at the laptop: every prompt, night and day
+    VOICE = "voice"  # spoken aloud: day prompts only, never at night
+    CALL = "call"  # Space pressed as the narrator calls each seat (call-mode shooting)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """What a prompt, a window, a secret or a timer is about.
+
+    Its id (SCENARIOS.md: ``<phase>.<action>`` or ``<phase>.<action>.<seat>``)
+    is built from these fields; nothing outside the rules takes an id apart.
+    ``about`` is the voter, speaker or candidate the prompt is about.
+    """
+
+    phase: str
+    action: str
+    about: Seat | None = None
+
+    @property
+    def id(self) -> str:
+        tail = "" if self.about is None else f".{self.about}"
+        return f"{self.phase}.{self.action}{tail}"
+
+    @property
+    def by_night(self) -> bool:
+        return phase_kind(self.phase) == "night"
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def default_channels(tag: Tag) -> frozenset[Channel]:
+    """Night prompts are answered at the keypad only; day prompts also by voice."""
+    if tag.by_night:
+        return frozenset({Channel.KEYPAD})
+    return frozenset({Channel.KEYPAD, Channel.VOICE})
 
 
 @dataclass(frozen=True)
 class Prompt:
     """A question the table must answer, with its own legality check.
 
-    ``seats`` answer it (empty = the whole table, e.g. a hand count).
-    ``check`` raises IllegalAction for a parsed answer the rules forbid.
-    ``options`` lists every legal answer text (demo players, property tests).
-    ``default`` is what an expired window means (RULES.md 0.3).
+    ``tag`` says what it is (its id is built from it). ``seats`` answer it
+    (empty = the whole table, e.g. a hand count). ``accepts`` are the answer
+    kinds it takes. ``check`` raises IllegalAction for a parsed answer the rules
+    forbid. ``options`` lists every legal answer text (demo players, property
+    tests, grammars). ``default`` is what an expired window means (RULES.md 0.3).
+    ``channels`` say how it may be answered (empty: by its phase, see
+    :func:`default_channels`). ``mark`` names the spoken words that must come
+    before a spoken answer (``nominate``: «я выставляю …» inside one's speech).
+    ``speaker`` is the seat whose speech an interrupt prompt interrupts.
+    ``blind`` marks a prompt answered in public whose answer may depend on a
+    hidden role (the dead hunter's shot in a public pause): the table must react
+    to every attempt in the same way, accepted or not, so that typing at it
+    teaches nothing (issue 12 #5, issue 17 #2).
+    ``claim`` marks a public claim about one's own hidden role (a werewolf's
+    self-explosion): the table says the line ``claim`` (parameter ``seat``, the
+    claimant) and judges the attempt only once it is confirmed with Enter, so
+    nobody can probe another seat's role silently; unconfirmed, the line
+    ``<claim>_unconfirmed`` is said, the same whatever the role (issue 17 #1).
     """
 
-    id: str
+    tag: Tag
     seats: tuple[Seat, ...]
     accepts: frozenset[AnswerKind]
     seat_count: int
@@ -121,7 +212,33 @@ class Prompt:
     options: tuple[str, ...]
     check: Callable[[Answer], None] = field(repr=False, compare=False)
     entries: int = 1  # separate keypad entries that make one answer ("7 7 7": three shooters)
-    calls: bool = False  # answered by pressing Space as the window's cues call each seat
+    channels: frozenset[Channel] = frozenset()
+    mark: str | None = None
+    speaker: Seat | None = None
+    blind: bool = False
+    claim: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.channels:
+            object.__setattr__(self, "channels", default_channels(self.tag))
+
+    @property
+    def id(self) -> str:
+        return self.tag.id
+
+    @property
+    def action(self) -> str:
+        return self.tag.action
+
+    @property
+    def calls(self) -> bool:
+        """Answered by pressing Space as the window's cues call each seat."""
+        return Channel.CALL in self.channels
+
+    @property
+    def spoken(self) -> bool:
+        """May be answered aloud (a day prompt; never at night, RULES.md 0.5)."""
+        return Channel.VOICE in self.channels
 
     def accept(self, text: str) -> Answer:
         """Parse and check one attempt; raise a NarratorError naming the problem."""
@@ -138,20 +255,94 @@ def dead_seat(seat: Seat) -> IllegalAction:
     return forbid(f"seat {seat} is out of the game", "reason.dead", seat=seat)
 
 
+Rule = Callable[[Answer], None]
+"""One check of a parsed answer; raises IllegalAction when the rules forbid it."""
+
+
+def on_seat(test: Callable[[Seat], None]) -> Rule:
+    """A rule about the seat an answer names; answers naming no seat pass it."""
+
+    def rule(answer: Answer) -> None:
+        if isinstance(answer, SeatAnswer):
+            test(answer.seat)
+
+    return rule
+
+
+def all_of(*rules: Rule) -> Rule:
+    """The rules in order: the first that forbids the answer names the problem."""
+
+    def rule(answer: Answer) -> None:
+        for each in rules:
+            each(answer)
+
+    return rule
+
+
+def not_self(chooser: Seat) -> Rule:
+    def test(seat: Seat) -> None:
+        if seat == chooser:
+            raise forbid("you cannot choose yourself", "reason.self")
+
+    return on_seat(test)
+
+
+def no_self_vote(voter: Seat) -> Rule:
+    def test(seat: Seat) -> None:
+        if seat == voter:
+            raise forbid("you cannot vote for yourself", "reason.self_vote")
+
+    return on_seat(test)
+
+
+def living_only(living: Collection[Seat]) -> Rule:
+    def test(seat: Seat) -> None:
+        if seat not in living:
+            raise dead_seat(seat)
+
+    return on_seat(test)
+
+
+# The answer besides a seat that a seat choice may take, and what an expired window means.
+OTHER_ANSWERS: Mapping[str, tuple[frozenset[AnswerKind], Answer]] = {
+    "none": (frozenset({AnswerKind.NOBODY}), Nobody()),
+    "abstain": (frozenset({AnswerKind.ABSTAIN}), Abstain()),
+    "destroy": (frozenset({AnswerKind.DESTROY, AnswerKind.NOBODY}), Destroy()),  # 0 destroys too
+}
+
+
+def seat_prompt(
+    tag: Tag,
+    seats: Iterable[Seat],
+    players: int,
+    choices: Iterable[Seat],
+    *rules: Rule,
+    other: Literal["none", "abstain", "destroy"] | None = "none",
+    mark: str | None = None,
+) -> Prompt:
+    """A choice of one seat, or of the ``other`` answer, made by ``seats``.
+
+    ``rules`` judge every attempt in order; ``choices`` are the seats they allow,
+    listed as the options in that order, followed by ``other``.  An expired window
+    means ``other`` (nobody, abstain, the badge destroyed), or nobody without one.
+    """
+    kinds, default = OTHER_ANSWERS[other] if other is not None else (frozenset(), Nobody())
+    options = (*(str(seat) for seat in choices), *(() if other is None else (other,)))
+    accepts = kinds | {AnswerKind.SEAT}
+    return Prompt(tag, tuple(seats), accepts, players, default, options, all_of(*rules), mark=mark)
+
+
 def check_living_seat(
     answer: Answer, chooser: Seat, living: Collection[Seat], allow_self: bool
 ) -> None:
     """A seat answer must name a living player, and not the chooser unless allowed."""
-    if not isinstance(answer, SeatAnswer):
-        return
-    if answer.seat == chooser and not allow_self:
-        raise forbid("you cannot choose yourself", "reason.self")
-    if answer.seat not in living:
-        raise dead_seat(answer.seat)
+    if not allow_self:
+        not_self(chooser)(answer)
+    living_only(living)(answer)
 
 
 def living_seat_prompt(
-    prompt_id: str,
+    tag: Tag,
     chooser: Seat,
     living: Collection[Seat],
     players: int,
@@ -163,17 +354,9 @@ def living_seat_prompt(
 
     An expired window means nobody (no check, no shot).
     """
-    accepts = {AnswerKind.SEAT, AnswerKind.NOBODY} if none else {AnswerKind.SEAT}
-    choices = tuple(str(s) for s in living if allow_self or s != chooser)
-    return Prompt(
-        id=prompt_id,
-        seats=(chooser,),
-        accepts=frozenset(accepts),
-        seat_count=players,
-        default=Nobody(),
-        options=(*choices, "none") if none else choices,
-        check=lambda answer: check_living_seat(answer, chooser, living, allow_self),
-    )
+    choices = [seat for seat in living if allow_self or seat != chooser]
+    rules = (living_only(living),) if allow_self else (not_self(chooser), living_only(living))
+    return seat_prompt(tag, (chooser,), players, choices, *rules, other="none" if none else None)
 
 
 # --- steps of a script ---------------------------------------------------------
@@ -205,9 +388,28 @@ class Phase:
 
     id: str
 
+    @property
+    def kind(self) -> Literal["night", "day", "other"]:
+        return phase_kind(self.id)
+
+    @property
+    def number(self) -> int | None:
+        return phase_number(self.id)
+
 
 @dataclass(frozen=True)
-class Wake:
+class Tagged:
+    """A step about something with an id (a window, a secret, a timer)."""
+
+    tag: Tag
+
+    @property
+    def id(self) -> str:
+        return self.tag.id
+
+
+@dataclass(frozen=True)
+class Wake(Tagged):
     """Open a timed wake window; it always lasts ``seconds`` in full.
 
     ``seats`` are the players awake in it (possibly none: a card in the centre,
@@ -216,11 +418,12 @@ class Wake:
     from its start (sport mafia's called numbers).
     """
 
-    window: str
     seconds: float
     seats: tuple[Seat, ...]
     cues: tuple[Say, ...] = ()
     cue_every: float = 0.0
+
+    window = Tagged.id  # the window's id, as scenario results name it
 
 
 @dataclass(frozen=True)
@@ -231,12 +434,13 @@ class Ask:
 
 
 @dataclass(frozen=True)
-class Show:
+class Show(Tagged):
     """Show a secret to ``to`` on the screen, inside the current wake window."""
 
-    prompt: str
     to: tuple[Seat, ...]
     secret: Secret
+
+    prompt = Tagged.id  # the prompt id a secret is listed under (SCENARIOS.md)
 
 
 @dataclass(frozen=True)
@@ -248,16 +452,19 @@ class Sleep:
 class DealCard:
     """One seat looks at its card: the screen shows it only on that player's key."""
 
-    prompt: str
     seat: Seat
     secret: Secret
+
+    @property
+    def prompt(self) -> str:
+        return f"deal.{self.seat}"
 
 
 ONE_MINUTE_LEFT = ((60.0, "timer.one_minute"),)
 
 
 @dataclass(frozen=True)
-class Timer:
+class Timer(Tagged):
     """A public timer: a discussion, or the speech of ``seat``; the table may end it early.
 
     ``warnings`` are (seconds left, line key) said while it runs, when the timer is
@@ -270,7 +477,6 @@ class Timer:
     another speech: the scenario runner keeps that attempt for later.
     """
 
-    id: str
     seconds: float
     seat: Seat | None = None
     warnings: tuple[tuple[float, str], ...] = ONE_MINUTE_LEFT

@@ -19,52 +19,49 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pydantic import Field
 
-from narrator.rules.answers import Abstain, Answer, AnswerKind, Nobody, SeatAnswer
+from narrator.rules import kit
+from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import (
     Ask,
     Composition,
     Deal,
-    DealCard,
     Eliminate,
     Flow,
-    Game,
-    Outcome,
     Phase,
     Prompt,
     Role,
     RoleName,
+    Rule,
     Say,
     Script,
     Seat,
     Secret,
     Show,
-    Sleep,
     Switches,
+    Tag,
     Timer,
     Wake,
-    check_deal,
-    dead_seat,
     forbid,
+    living_only,
     living_seat_prompt,
-    parse_roles,
+    no_self_vote,
+    on_seat,
+    seat_prompt,
 )
-from narrator.rules.errors import ConfigError
+from narrator.rules.kit import Rules, around, first_in_turn, override_counts, window
 
 VAMPIRE = "vampire"
 WITCH = "witch"
 HUNTER = "hunter"
 VILLAGER = "villager"
 
-ROLES: Mapping[str, Role] = {
-    VAMPIRE: Role(VAMPIRE, "vampires", evil=True),
-    WITCH: Role(WITCH, "villagers"),
-    HUNTER: Role(HUNTER, "villagers"),
-    VILLAGER: Role(VILLAGER, "villagers"),
-}
+ROLES: Mapping[str, Role] = kit.teams(
+    "vampires", vampires=(VAMPIRE,), villagers=(WITCH, HUNTER, VILLAGER)
+)
 
 # Winners of RULES.md 2.7.
 VILLAGERS = "villagers"
@@ -107,11 +104,6 @@ class HalloweenSwitches(Switches):
         return {VAMPIRE: self.vampires_s, WITCH: self.witch_s, HUNTER: self.hunter_s}[role]
 
 
-def _switches(switches: Switches) -> HalloweenSwitches:
-    assert isinstance(switches, HalloweenSwitches)
-    return switches
-
-
 # --- resolution: plain functions ----------------------------------------------------------
 
 
@@ -142,25 +134,14 @@ def winner_of(roles: Sequence[str], living: Iterable[Seat]) -> str | None:
     return None
 
 
-def first_voter(previous_first: Seat | None, living: Sequence[Seat], players: int) -> Seat:
-    """RULES.md 2.6-1: day 1 from the lowest living seat, then the next living seat
-    clockwise after the previous day's first voter (who may have left since)."""
-    if not living:
-        raise ValueError("nobody is alive")
-    if previous_first is None:
-        return min(living)
-    for step in range(1, players + 1):
-        seat = (previous_first - 1 + step) % players + 1
-        if seat in living:
-            return seat
-    raise AssertionError("unreachable: somebody is alive")
+# RULES.md 2.6-1: day 1 from the lowest living seat, then the next living seat
+# clockwise after the previous day's first voter (who may have left since).
+first_voter = first_in_turn
 
 
 def voting_order(first: Seat, living: Sequence[Seat], players: int) -> tuple[Seat, ...]:
     """The living seats clockwise from ``first``."""
-    return tuple(
-        seat for step in range(players) if (seat := (first - 1 + step) % players + 1) in living
-    )
+    return around(first, 1, living, players)
 
 
 def default_counts(players: int) -> dict[str, int]:
@@ -171,33 +152,14 @@ def default_counts(players: int) -> dict[str, int]:
 
 def composition_counts(players: int, roles: str | None) -> dict[str, int]:
     """The role counts for ``players`` seats, with an optional override, validated."""
-    counts = default_counts(players)
-    if roles is None:
-        return counts
-    override = parse_roles(roles, ROLES)
-    counts.update(override)
-    for single in (WITCH, HUNTER):
-        if counts[single] > 1:
-            raise ConfigError(f"roles: at most one {single}")
-    if counts[VAMPIRE] < 1:
-        raise ConfigError("roles: the game needs at least one vampire")
-    special = counts[VAMPIRE] + counts[WITCH] + counts[HUNTER]
-    if VILLAGER in override:
-        if sum(counts.values()) != players:
-            raise ConfigError(
-                f"roles: {sum(counts.values())} cards for {players} players; "
-                "leave 'villager' out to fill the rest with villagers"
-            )
-    elif special > players:
-        raise ConfigError(f"roles: {special} special cards do not fit {players} players")
-    else:
-        counts[VILLAGER] = players - special
-    if counts[VAMPIRE] >= players - counts[VAMPIRE]:
-        raise ConfigError(
-            f"roles: {counts[VAMPIRE]} vampires of {players} players: "
-            "vampires must be fewer than the others"
-        )
-    return counts
+    return override_counts(
+        default_counts(players),
+        roles,
+        ROLES,
+        rest=VILLAGER,
+        singles=(WITCH, HUNTER),
+        players=players,
+    )
 
 
 def win_line(winner: str, cycle_limit: int) -> str:
@@ -209,33 +171,28 @@ def win_line(winner: str, cycle_limit: int) -> str:
 # --- prompts ---------------------------------------------------------------------------------
 
 
+def _not_a_vampire(vampires: Sequence[Seat]) -> Rule:
+    def test(seat: Seat) -> None:
+        if seat in vampires:
+            raise forbid(
+                f"seat {seat} is a vampire: choose a player of the other side",
+                "reason.partner",
+                seat=seat,
+            )
+
+    return on_seat(test)
+
+
 def vampires_prompt(
     night: int, vampires: Sequence[Seat], living: Sequence[Seat], players: int
 ) -> Prompt:
-    """One agreed target: a living player of the other side, or nobody (RULES.md 2.4)."""
+    """One agreed target: a living player of the other side, or nobody (RULES.md 2.4).
 
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat in vampires:
-            raise forbid(
-                f"seat {answer.seat} is a vampire: choose a player of the other side",
-                "reason.partner",
-                seat=answer.seat,
-            )
-        if answer.seat not in living:
-            raise dead_seat(answer.seat)
-
-    targets = tuple(str(s) for s in living if s not in vampires)
-    return Prompt(
-        id=f"n{night}.vampires",
-        seats=tuple(vampires),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),  # not agreed within the window: no attack
-        options=(*targets, "none"),
-        check=check,
-    )
+    Not agreed within the window: no attack.
+    """
+    targets = [s for s in living if s not in vampires]
+    rules = (_not_a_vampire(vampires), living_only(living))
+    return seat_prompt(Tag(f"n{night}", "vampires"), vampires, players, targets, *rules)
 
 
 def witch_prompt(
@@ -246,103 +203,49 @@ def witch_prompt(
     players: int,
     may_skip: bool = False,
 ) -> Prompt:
-    """A living player (herself allowed), not last night's protected seat."""
+    """A living player (herself allowed), not last night's protected seat.
 
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat not in living:
-            raise dead_seat(answer.seat)
-        if answer.seat == banned:
-            raise forbid(
-                f"seat {answer.seat} was protected last night: choose another player",
-                "reason.repeat_protection",
-                seat=answer.seat,
-            )
-
-    kinds = {AnswerKind.SEAT, AnswerKind.NOBODY} if may_skip else {AnswerKind.SEAT}
-    targets = tuple(str(s) for s in living if s != banned)
-    return Prompt(
-        id=f"n{night}.witch",
-        seats=(witch,),
-        accepts=frozenset(kinds),
-        seat_count=players,
-        default=Nobody(),  # an expired window: no protection tonight
-        options=(*targets, "none") if may_skip else targets,
-        check=check,
-    )
+    An expired window: no protection tonight.
+    """
+    targets = [s for s in living if s != banned]
+    rules = (living_only(living), kit.not_protected_again(banned, ": choose another player"))
+    tag = Tag(f"n{night}", "witch")
+    return seat_prompt(tag, (witch,), players, targets, *rules, other="none" if may_skip else None)
 
 
 def hunter_prompt(night: int, hunter: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """Another living player; repeating an earlier check is allowed."""
-    return living_seat_prompt(f"n{night}.hunter", hunter, living, players, none=False)
+    return living_seat_prompt(Tag(f"n{night}", "hunter"), hunter, living, players, none=False)
 
 
 def vote_prompt(
-    prompt_id: str,
+    tag: Tag,
     voter: Seat,
     living: Sequence[Seat],
     candidates: Sequence[Seat],
     players: int,
     allow_self: bool = False,
 ) -> Prompt:
-    """A candidate (another living player; in a revote one of the leaders) or abstain."""
+    """A candidate (another living player; in a revote one of the leaders) or abstain.
 
-    def check(answer: Answer) -> None:
-        if not isinstance(answer, SeatAnswer):
-            return
-        if answer.seat == voter and not allow_self:
-            raise forbid("you cannot vote for yourself", "reason.self_vote")
-        if answer.seat not in living:
-            raise dead_seat(answer.seat)
-        if answer.seat not in candidates:
-            named = ", ".join(str(s) for s in candidates)
-            raise forbid(
-                f"seat {answer.seat} is not in the revote: choose one of {named}",
-                "reason.not_in_revote",
-                seat=answer.seat,
-                seats=named,
-            )
-
-    targets = tuple(str(s) for s in candidates if allow_self or s != voter)
-    return Prompt(
-        id=prompt_id,
-        seats=(voter,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.ABSTAIN}),
-        seat_count=players,
-        default=Abstain(),  # no answer: the voter abstains (RULES.md 0.3)
-        options=(*targets, "abstain"),
-        check=check,
-    )
+    No answer: the voter abstains (RULES.md 0.3).
+    """
+    targets = [s for s in candidates if allow_self or s != voter]
+    rules: tuple[Rule, ...] = (living_only(living), kit.in_revote(candidates))
+    if not allow_self:
+        rules = (no_self_vote(voter), *rules)
+    return seat_prompt(tag, (voter,), players, targets, *rules, other="abstain")
 
 
 # --- the script ------------------------------------------------------------------------------
 
 
 @dataclass
-class Table:
+class Table(kit.Table[HalloweenSwitches]):
     """The state of one game: the cards (hidden) and who is still playing (public)."""
 
-    roles: tuple[str, ...]
-    sw: HalloweenSwitches
-    alive: list[Seat] = field(default_factory=list)
     banned: Seat | None = None  # the witch's protection of last night
     first: Seat | None = None  # the previous day's first voter
-
-    @property
-    def players(self) -> int:
-        return len(self.roles)
-
-    def seat_of(self, role: str) -> Seat | None:
-        """The seat holding a single card (witch, hunter), if it is in the game."""
-        return next((s for s in range(1, self.players + 1) if self.roles[s - 1] == role), None)
-
-    def living_vampires(self) -> tuple[Seat, ...]:
-        return tuple(s for s in self.alive if self.roles[s - 1] == VAMPIRE)
-
-    def is_called(self, seat: Seat | None) -> bool:
-        """A role is called when its card is in the game and alive, or dead ones are called."""
-        return seat is not None and (seat in self.alive or self.sw.call_dead_roles)
 
     def winner(self) -> str | None:
         return winner_of(self.roles, self.alive)
@@ -350,7 +253,7 @@ class Table:
 
 def game_script(deal: Deal, sw: HalloweenSwitches) -> Script:
     """The whole game as the table lives it, from the announcement to the reveal."""
-    table = Table(deal.seats, sw, list(range(1, deal.players + 1)))
+    table = Table(deal.seats, sw)
     yield from pregame(table)
     night = 1
     while True:
@@ -404,61 +307,81 @@ def pregame(table: Table) -> Flow[None]:
     else:
         yield Say("halloween.limit", {"cycles": sw.cycle_limit})
     yield Say("halloween.quiet")
-    yield Say("deal.start")
-    for seat in range(1, players + 1):
-        yield Say("deal.call", {"seat": seat})
-        yield DealCard(f"deal.{seat}", seat, Secret.roles(table.roles[seat - 1]))
-    yield Say("deal.done")
+    yield from kit.deal_cards(table.roles)
     return None
 
 
 def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
-    """The night's choices: (the vampires' target, the witch's protection)."""
+    """The night's choices: (the vampires' target, the witch's protection).
+
+    A dead witch or hunter is called only with ``call_dead_roles`` (their cards are
+    face up, so the window hides nothing).
+    """
     sw, players, living = table.sw, table.players, tuple(table.alive)
+    phase = f"n{night}"
     yield Say("halloween.village_sleeps")
     if sw.silence_s > 0:
-        yield Timer(f"n{night}.silence", sw.silence_s, warnings=())
+        yield Timer(Tag(phase, "silence"), sw.silence_s, warnings=())
 
-    vampires = table.living_vampires()
-    yield Say("halloween.vampires_wake_first" if night == 1 else "halloween.vampires_wake")
-    yield Wake(f"n{night}.vampires", sw.window(VAMPIRE), vampires)
-    if night == 1:
-        partners = vampires if len(vampires) > 1 else ()
-        yield Show("n1.vampires", vampires, Secret.seats(partners))
-    target = yield Ask(vampires_prompt(night, vampires, living, players))
-    yield Sleep()
-    yield Say("halloween.vampires_sleep")
-    attack = target.seat if isinstance(target, SeatAnswer) else None
+    vampires = table.living_with(VAMPIRE)
+    attack = yield from window(
+        "halloween.vampires_wake_first" if night == 1 else "halloween.vampires_wake",
+        Wake(Tag(phase, "vampires"), sw.window(VAMPIRE), vampires),
+        "halloween.vampires_sleep",
+        vampires_agree(night, vampires, living, players),
+    )
 
     protected: Seat | None = None
-    witch = table.seat_of(WITCH)
-    if table.is_called(witch):
-        assert witch is not None
-        awake = (witch,) if witch in living else ()
-        yield Say("halloween.witch_wake")
-        yield Wake(f"n{night}.witch", sw.window(WITCH), awake)
-        if awake:
-            prompt = witch_prompt(night, witch, living, table.banned, players, sw.witch_may_skip)
-            choice = yield Ask(prompt)
-            protected = choice.seat if isinstance(choice, SeatAnswer) else None
-        yield Sleep()
-        yield Say("halloween.witch_sleep")
+    awake = table.called(WITCH, sw.call_dead_roles)
+    if awake is not None:
+        protected = yield from window(
+            "halloween.witch_wake",
+            Wake(Tag(phase, "witch"), sw.window(WITCH), awake),
+            "halloween.witch_sleep",
+            protect(table, night, awake, living),
+        )
 
-    hunter = table.seat_of(HUNTER)
-    if table.is_called(hunter):
-        assert hunter is not None
-        awake = (hunter,) if hunter in living else ()
-        yield Say("halloween.hunter_wake")
-        yield Wake(f"n{night}.hunter", sw.window(HUNTER), awake)
-        if awake:
-            checked = yield Ask(hunter_prompt(night, hunter, living, players))
-            if isinstance(checked, SeatAnswer):
-                is_vampire = table.roles[checked.seat - 1] == VAMPIRE
-                secret = Secret.token("yes" if is_vampire else "no")
-                yield Show(f"n{night}.hunter", (hunter,), secret)
-        yield Sleep()
-        yield Say("halloween.hunter_sleep")
+    awake = table.called(HUNTER, sw.call_dead_roles)
+    if awake is not None:
+        tag = Tag(phase, "hunter")
+        yield from window(
+            "halloween.hunter_wake",
+            Wake(tag, sw.window(HUNTER), awake),
+            "halloween.hunter_sleep",
+            kit.checks(
+                tag,
+                awake,
+                lambda hunter: hunter_prompt(night, hunter, living, players),
+                lambda seat: Secret.token("yes" if table.role(seat) == VAMPIRE else "no"),
+            ),
+        )
     return attack, protected
+
+
+def vampires_agree(
+    night: int, vampires: tuple[Seat, ...], living: Sequence[Seat], players: int
+) -> Flow[Seat | None]:
+    """The vampires (meeting each other on night 1) agree on one target, or nobody."""
+    if night == 1:
+        yield Show(
+            Tag("n1", "vampires"), vampires, Secret.seats(vampires if len(vampires) > 1 else ())
+        )
+    target = yield Ask(vampires_prompt(night, vampires, living, players))
+    return target.seat if isinstance(target, SeatAnswer) else None
+
+
+def protect(
+    table: Table, night: int, awake: Sequence[Seat], living: Sequence[Seat]
+) -> Flow[Seat | None]:
+    """The witch protects one player tonight (never the same two nights running)."""
+    protected: Seat | None = None
+    for witch in awake:
+        prompt = witch_prompt(
+            night, witch, living, table.banned, table.players, table.sw.witch_may_skip
+        )
+        choice = yield Ask(prompt)
+        protected = choice.seat if isinstance(choice, SeatAnswer) else None
+    return protected
 
 
 def day_of(table: Table, day: int) -> Flow[Seat | None]:
@@ -466,7 +389,7 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
     sw, players = table.sw, table.players
     discussion = "halloween.discussion_3min" if sw.discussion_s == SEED_DISCUSSION_S else None
     yield Say(discussion or "halloween.discussion")
-    yield Timer(f"d{day}.discussion", sw.discussion_s)
+    yield Timer(Tag(f"d{day}", "discussion"), sw.discussion_s)
     yield Say("timer.time_up")
     yield Say("halloween.vote_self_allowed" if sw.allow_self_vote else "halloween.vote")
 
@@ -474,7 +397,7 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
     table.first = first
     order = voting_order(first, table.alive, players)
     living = tuple(table.alive)
-    votes = yield from vote_round(table, order, living, f"d{day}.vote")
+    votes = yield from vote_round(table, order, living, Tag(f"d{day}", "vote"))
     top = leaders(votes)
     if len(top) == 1:
         return top[0]
@@ -483,7 +406,7 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
         return None
 
     yield Say("halloween.tie", {"seats": top})
-    votes = yield from vote_round(table, order, top, f"d{day}.revote")
+    votes = yield from vote_round(table, order, top, Tag(f"d{day}", "revote"))
     again = leaders(votes)
     if len(again) == 1:
         return again[0]
@@ -492,14 +415,14 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
 
 
 def vote_round(
-    table: Table, order: Sequence[Seat], candidates: Sequence[Seat], action: str
+    table: Table, order: Sequence[Seat], candidates: Sequence[Seat], action: Tag
 ) -> Flow[dict[Seat, Seat | None]]:
     """Every living player in turn names a candidate or abstains."""
     votes: dict[Seat, Seat | None] = {}
     for voter in order:
         yield Say("halloween.vote_call", {"seat": voter})
         prompt = vote_prompt(
-            f"{action}.{voter}",
+            Tag(action.phase, action.action, voter),
             voter,
             tuple(table.alive),
             candidates,
@@ -513,7 +436,7 @@ def vote_round(
 
 def leave(table: Table, seat: Seat, phase: str, cause: str, line: str) -> Flow[None]:
     """A player leaves and the card is turned face up (roles of the eliminated are public)."""
-    role = table.roles[seat - 1]
+    role = table.role(seat)
     yield Say(line, {"seat": seat})
     table.alive.remove(seat)
     yield Eliminate(seat, phase, cause, shown_role=role)
@@ -525,34 +448,19 @@ def finish(table: Table, winner: str, phase: str) -> Script:
     """Announce the result and turn every card face up."""
     yield Say(win_line(winner, table.sw.cycle_limit))
     yield Say("halloween.reveal_all")
-    for seat in range(1, table.players + 1):
-        yield Say("reveal.seat", {"seat": seat, "role": RoleName(table.roles[seat - 1])})
-    reveal = {s: table.roles[s - 1] for s in range(1, table.players + 1)}
-    return Outcome(winner, phase, reveal=reveal)
+    outcome = yield from kit.reveal(table.roles, winner, phase)
+    return outcome
 
 
 # --- the variant -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Halloween:
-    name: str = "halloween"
-    roles: Mapping[str, Role] = field(default_factory=lambda: ROLES)
-    switches: type[Switches] = HalloweenSwitches
-    seat_counts: range = SEAT_COUNTS
+class Halloween(Rules[HalloweenSwitches]):
+    def counts(self, players: int, sw: HalloweenSwitches) -> Composition:
+        return Composition(composition_counts(players, sw.roles))
 
-    def composition(self, players: int, switches: Switches) -> Composition:
-        if players not in SEAT_COUNTS:
-            raise ConfigError(f"halloween is played by 7–12 players, not {players}")
-        return Composition(composition_counts(players, _switches(switches).roles))
-
-    def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        counts = self.composition(deal.players, switches).counts
-        check_deal(self.name, deal, ROLES, counts)
-
-    def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
-        del rng  # no chance once the cards are dealt
-        return Game(self.name, deal, game_script(deal, _switches(switches)))
+    def script(self, deal: Deal, sw: HalloweenSwitches, rng: random.Random) -> Script:
+        return game_script(deal, sw)  # no chance once the cards are dealt
 
 
-VARIANT = Halloween()
+VARIANT = Halloween("halloween", ROLES, HalloweenSwitches, SEAT_COUNTS)

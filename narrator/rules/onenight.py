@@ -9,57 +9,47 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Self
 
 from pydantic import Field, model_validator
 
-from narrator.rules.answers import (
-    Answer,
-    AnswerKind,
-    CenterAnswer,
-    Nobody,
-    SeatAnswer,
-)
+from narrator.rules.answers import Answer, AnswerKind, CenterAnswer, Nobody, SeatAnswer
 from narrator.rules.core import (
     Ask,
     Composition,
     Deal,
-    DealCard,
     Eliminate,
-    Game,
-    Outcome,
+    Flow,
     Phase,
     Prompt,
     Role,
-    RoleName,
     Say,
     Script,
     Seat,
     Secret,
     Show,
-    Sleep,
     Switches,
+    Tag,
     Timer,
     Wake,
-    check_deal,
+    all_of,
     forbid,
-    parse_roles,
+    living_seat_prompt,
+    no_self_vote,
+    not_self,
+    seat_prompt,
 )
-from narrator.rules.errors import ConfigError
+from narrator.rules.kit import Rules, deal_cards, override_counts, reveal, teams, window
 
 WEREWOLF = "werewolf"
 HIGH_INQUISITOR = "high_inquisitor"
 SPIRIT = "spirit"
 INQUISITOR = "inquisitor"
 
-ROLES: Mapping[str, Role] = {
-    WEREWOLF: Role(WEREWOLF, "werewolves", evil=True),
-    HIGH_INQUISITOR: Role(HIGH_INQUISITOR, "inquisition"),
-    SPIRIT: Role(SPIRIT, "inquisition"),
-    INQUISITOR: Role(INQUISITOR, "inquisition"),
-}
+ROLES: Mapping[str, Role] = teams(
+    "werewolves", werewolves=(WEREWOLF,), inquisition=(HIGH_INQUISITOR, SPIRIT, INQUISITOR)
+)
 
 # Winners of RULES.md 1.7.
 INQUISITION = "inquisition"
@@ -85,11 +75,6 @@ class OneNightSwitches(Switches):
                 f"center_cards {self.center_cards}"
             )
         return self
-
-
-def _switches(switches: Switches) -> OneNightSwitches:
-    assert isinstance(switches, OneNightSwitches)
-    return switches
 
 
 # --- resolution: plain functions ----------------------------------------------------
@@ -128,19 +113,17 @@ def win_line(winner: str, werewolf_among_players: bool) -> str:
 # --- prompts -------------------------------------------------------------------------
 
 
-def _others(seat: Seat, players: int) -> tuple[str, ...]:
-    return tuple(str(s) for s in range(1, players + 1) if s != seat)
+def _centre_rule(count: int, center_cards: int) -> Callable[[Answer], None]:
+    """Exactly ``count`` different centre cards that exist."""
+
+    def rule(answer: Answer) -> None:
+        if isinstance(answer, CenterAnswer):
+            _check_centre(answer.cards, count, center_cards)
+
+    return rule
 
 
-def _not_self(seat: Seat, answer: Answer) -> None:
-    if isinstance(answer, SeatAnswer) and answer.seat == seat:
-        raise forbid("you cannot choose yourself", "reason.self")
-
-
-def _center_check(answer: Answer, count: int, center_cards: int) -> None:
-    if not isinstance(answer, CenterAnswer):
-        return
-    cards = answer.cards
+def _check_centre(cards: tuple[int, ...], count: int, center_cards: int) -> None:
     if len(cards) != count:
         raise forbid(
             f"choose exactly {count} centre card(s), not {len(cards)}",
@@ -160,65 +143,34 @@ def _center_check(answer: Answer, count: int, center_cards: int) -> None:
 
 
 def high_inquisitor_prompt(seat: Seat, players: int, sw: OneNightSwitches) -> Prompt:
-    def check(answer: Answer) -> None:
-        _not_self(seat, answer)
-        _center_check(answer, sw.seer_center_count, sw.center_cards)
-
-    centre_choices = itertools.combinations(range(1, sw.center_cards + 1), sw.seer_center_count)
-    return Prompt(
-        id="n1.high_inquisitor",
-        seats=(seat,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.CENTER, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),
-        options=(
-            *_others(seat, players),
-            *(str(CenterAnswer(c)) for c in centre_choices),
-            "none",
-        ),
-        check=check,
-    )
+    """Another player's card, ``seer_center_count`` centre cards, or nothing (1.4)."""
+    centre = itertools.combinations(range(1, sw.center_cards + 1), sw.seer_center_count)
+    others = (str(s) for s in range(1, players + 1) if s != seat)
+    options = (*others, *(str(CenterAnswer(cards)) for cards in centre), "none")
+    check = all_of(not_self(seat), _centre_rule(sw.seer_center_count, sw.center_cards))
+    accepts = frozenset({AnswerKind.SEAT, AnswerKind.CENTER, AnswerKind.NOBODY})
+    tag = Tag("n1", "high_inquisitor")
+    return Prompt(tag, (seat,), accepts, players, Nobody(), options, check)
 
 
 def spirit_prompt(seat: Seat, players: int) -> Prompt:
-    return Prompt(
-        id="n1.spirit",
-        seats=(seat,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),
-        options=(*_others(seat, players), "none"),
-        check=lambda answer: _not_self(seat, answer),
-    )
+    """Another player to swap cards with, or nobody."""
+    return living_seat_prompt(Tag("n1", "spirit"), seat, range(1, players + 1), players, none=True)
 
 
 def lone_wolf_prompt(seat: Seat, players: int, sw: OneNightSwitches) -> Prompt:
-    return Prompt(
-        id="n1.werewolves",
-        seats=(seat,),
-        accepts=frozenset({AnswerKind.CENTER, AnswerKind.NOBODY}),
-        seat_count=players,
-        default=Nobody(),
-        options=(*(f"center {c}" for c in range(1, sw.center_cards + 1)), "none"),
-        check=lambda answer: _center_check(answer, 1, sw.center_cards),
-    )
+    """``lone_wolf_peek``: one centre card, or none."""
+    options = (*(f"center {c}" for c in range(1, sw.center_cards + 1)), "none")
+    accepts = frozenset({AnswerKind.CENTER, AnswerKind.NOBODY})
+    check = _centre_rule(1, sw.center_cards)
+    return Prompt(Tag("n1", "werewolves"), (seat,), accepts, players, Nobody(), options, check)
 
 
 def vote_prompt(voter: Seat, players: int, sw: OneNightSwitches) -> Prompt:
-    def check(answer: Answer) -> None:
-        if not sw.allow_self_vote and isinstance(answer, SeatAnswer) and answer.seat == voter:
-            raise forbid("you cannot vote for yourself", "reason.self_vote")
-
-    targets = tuple(str(s) for s in range(1, players + 1))
-    return Prompt(
-        id=f"d1.vote.{voter}",
-        seats=(voter,),
-        accepts=frozenset({AnswerKind.SEAT}),
-        seat_count=players,
-        default=Nobody(),  # no valid answer = no vote (RULES.md 1.6-3)
-        options=targets if sw.allow_self_vote else _others(voter, players),
-        check=check,
-    )
+    """Any other player (oneself with ``allow_self_vote``); no valid answer = no vote (1.6-3)."""
+    targets = [s for s in range(1, players + 1) if sw.allow_self_vote or s != voter]
+    rules = () if sw.allow_self_vote else (no_self_vote(voter),)
+    return seat_prompt(Tag("d1", "vote", voter), (voter,), players, targets, *rules, other=None)
 
 
 # --- the script ---------------------------------------------------------------------
@@ -235,61 +187,41 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     center = deal.center
 
     yield Say("onenight.intro", {"players": players, "center": sw.center_cards})
-    yield Say("deal.start")
-    for seat in range(1, players + 1):
-        yield Say("deal.call", {"seat": seat})
-        yield DealCard(f"deal.{seat}", seat, Secret.roles(cards[seat - 1]))
-    yield Say("deal.done")
+    yield from deal_cards(cards)
 
     yield Phase("n1")
     yield Say("onenight.night")
-
-    # The high inquisitor acts on the initial deal: nothing has moved yet.
-    yield Say("onenight.hi_wake")
-    yield Say(_centre_text(sw.seer_center_count))
+    # Every window runs in full, its card dealt or in the centre.  The high inquisitor
+    # acts on the initial deal: nothing has moved yet.
     inquisitors = deal.seats_with(HIGH_INQUISITOR)
-    yield Wake("n1.high_inquisitor", sw.window_s, inquisitors)
-    for seat in inquisitors:
-        seen = yield Ask(high_inquisitor_prompt(seat, players, sw))
-        if isinstance(seen, SeatAnswer):
-            yield Show("n1.high_inquisitor", (seat,), Secret.roles(cards[seen.seat - 1]))
-        elif isinstance(seen, CenterAnswer):
-            shown = Secret.roles(*(center[i - 1] for i in seen.cards))
-            yield Show("n1.high_inquisitor", (seat,), shown)
-    yield Sleep()
-    yield Say("onenight.hi_sleep")
-
-    yield Say("onenight.wolves_wake")
-    yield Say("onenight.wolves_hint_peek" if sw.lone_wolf_peek else "onenight.wolves_hint")
+    yield from window(
+        ("onenight.hi_wake", _centre_text(sw.seer_center_count)),
+        Wake(Tag("n1", "high_inquisitor"), sw.window_s, inquisitors),
+        "onenight.hi_sleep",
+        inquire(inquisitors, cards, center, sw),
+    )
     wolves = deal.seats_with(WEREWOLF)
-    yield Wake("n1.werewolves", sw.window_s, wolves)
-    if wolves:
-        partners = wolves if len(wolves) > 1 else ()
-        yield Show("n1.werewolves", wolves, Secret.seats(partners))
-    if sw.lone_wolf_peek and len(wolves) == 1:
-        peek = yield Ask(lone_wolf_prompt(wolves[0], players, sw))
-        if isinstance(peek, CenterAnswer):
-            yield Show("n1.werewolves", wolves, Secret.roles(center[peek.cards[0] - 1]))
-    yield Sleep()
-    yield Say("onenight.wolves_sleep")
-
-    yield Say("onenight.spirit_wake")
-    yield Say("onenight.spirit_hint")
+    yield from window(
+        (
+            "onenight.wolves_wake",
+            "onenight.wolves_hint_peek" if sw.lone_wolf_peek else "onenight.wolves_hint",
+        ),
+        Wake(Tag("n1", "werewolves"), sw.window_s, wolves),
+        "onenight.wolves_sleep",
+        wolves_meet(wolves, center, players, sw),
+    )
     spirits = deal.seats_with(SPIRIT)
-    yield Wake("n1.spirit", sw.window_s, spirits)
-    for seat in spirits:
-        swap = yield Ask(spirit_prompt(seat, players))
-        if isinstance(swap, SeatAnswer):
-            other = swap.seat
-            cards[seat - 1], cards[other - 1] = cards[other - 1], cards[seat - 1]
-            yield Show("n1.spirit", (seat,), Secret.roles(cards[seat - 1]))
-    yield Sleep()
-    yield Say("onenight.spirit_sleep")
+    yield from window(
+        ("onenight.spirit_wake", "onenight.spirit_hint"),
+        Wake(Tag("n1", "spirit"), sw.window_s, spirits),
+        "onenight.spirit_sleep",
+        swap(spirits, cards, players),
+    )
 
     yield Phase("d1")
     yield Say("onenight.morning", dawn=True)
     yield Say("onenight.discussion")
-    yield Timer("d1.discussion", sw.discussion_s)
+    yield Timer(Tag("d1", "discussion"), sw.discussion_s)
     yield Say("timer.time_up")
     yield Say("onenight.vote_time")
     yield Say("onenight.vote_count")
@@ -314,58 +246,69 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield Say("onenight.reveal_all")
     winner = winner_of(cards, burned)
     yield Say(win_line(winner, WEREWOLF in cards))
-    for seat in range(1, players + 1):
-        yield Say("reveal.seat", {"seat": seat, "role": RoleName(cards[seat - 1])})
-    for index, card in enumerate(center, start=1):
-        yield Say("reveal.center", {"index": index, "role": RoleName(card)})
-    return Outcome(winner, "d1", reveal={s: cards[s - 1] for s in range(1, players + 1)})
+    outcome = yield from reveal(cards, winner, "d1", center)
+    return outcome
+
+
+def inquire(
+    inquisitors: Sequence[Seat], cards: Sequence[str], center: Sequence[str], sw: OneNightSwitches
+) -> Flow[None]:
+    """The high inquisitor sees one player's card or centre cards."""
+    tag = Tag("n1", "high_inquisitor")
+    for seat in inquisitors:
+        seen = yield Ask(high_inquisitor_prompt(seat, len(cards), sw))
+        if isinstance(seen, SeatAnswer):
+            yield Show(tag, (seat,), Secret.roles(cards[seen.seat - 1]))
+        elif isinstance(seen, CenterAnswer):
+            yield Show(tag, (seat,), Secret.roles(*(center[i - 1] for i in seen.cards)))
+    return None
+
+
+def wolves_meet(
+    wolves: tuple[Seat, ...], center: Sequence[str], players: int, sw: OneNightSwitches
+) -> Flow[None]:
+    """The werewolves see each other; a lone one may peek at a centre card."""
+    tag = Tag("n1", "werewolves")
+    if wolves:
+        yield Show(tag, wolves, Secret.seats(wolves if len(wolves) > 1 else ()))
+    if sw.lone_wolf_peek and len(wolves) == 1:
+        peek = yield Ask(lone_wolf_prompt(wolves[0], players, sw))
+        if isinstance(peek, CenterAnswer):
+            yield Show(tag, wolves, Secret.roles(center[peek.cards[0] - 1]))
+    return None
+
+
+def swap(spirits: Sequence[Seat], cards: list[str], players: int) -> Flow[None]:
+    """The spirit swaps cards with another player and sees his new card."""
+    for seat in spirits:
+        other = yield Ask(spirit_prompt(seat, players))
+        if isinstance(other, SeatAnswer):
+            cards[seat - 1], cards[other.seat - 1] = cards[other.seat - 1], cards[seat - 1]
+            yield Show(Tag("n1", "spirit"), (seat,), Secret.roles(cards[seat - 1]))
+    return None
 
 
 # --- the variant ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OneNight:
-    name: str = "onenight"
-    roles: Mapping[str, Role] = field(default_factory=lambda: ROLES)
-    switches: type[Switches] = OneNightSwitches
-    seat_counts: range = range(3, 8)
-
-    def composition(self, players: int, switches: Switches) -> Composition:
-        sw = _switches(switches)
+class OneNight(Rules[OneNightSwitches]):
+    def counts(self, players: int, sw: OneNightSwitches) -> Composition:
         cards = players + sw.center_cards
-        counts = {WEREWOLF: 2, HIGH_INQUISITOR: 1, SPIRIT: 1}
-        if sw.roles is not None:
-            override = parse_roles(sw.roles, ROLES)
-            counts.update(override)
-            if INQUISITOR in override:
-                raise ConfigError("roles: the inquisitors are the rest of the deck; leave them out")
-        for single in (HIGH_INQUISITOR, SPIRIT):
-            if counts[single] > 1:
-                raise ConfigError(f"roles: at most one {single} card")
-        if counts[WEREWOLF] < 1:
-            raise ConfigError("roles: the deck needs at least one werewolf card")
-        rest = cards - sum(counts.values())
-        if rest < 0:
-            raise ConfigError(
-                f"roles: {sum(counts.values())} special cards do not fit a deck of {cards} "
-                f"({players} players + {sw.center_cards} in the centre)"
-            )
-        # SCENARIOS.md: an override keeps the evil team smaller than the rest.  The
-        # default table (two wolves) stays playable with a small centre.
-        if sw.roles is not None and counts[WEREWOLF] >= cards - counts[WEREWOLF]:
-            raise ConfigError("roles: werewolf cards must be fewer than the others")
-        counts[INQUISITOR] = rest
+        default = {WEREWOLF: 2, HIGH_INQUISITOR: 1, SPIRIT: 1, INQUISITOR: cards - 4}
+        counts = override_counts(
+            default,
+            sw.roles,
+            ROLES,
+            rest=INQUISITOR,
+            singles=(HIGH_INQUISITOR, SPIRIT),
+            players=players,
+            center=sw.center_cards,
+            rest_named=False,  # the inquisitors are the rest of the deck
+        )
         return Composition(counts, sw.center_cards)
 
-    def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        sw = _switches(switches)
-        counts = self.composition(deal.players, sw).counts
-        check_deal(self.name, deal, ROLES, counts, sw.center_cards)
-
-    def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
-        del rng  # the game has no chance once the cards are dealt
-        return Game(self.name, deal, night_and_day(deal, _switches(switches)))
+    def script(self, deal: Deal, sw: OneNightSwitches, rng: random.Random) -> Script:
+        return night_and_day(deal, sw)  # no chance once the cards are dealt
 
 
-VARIANT = OneNight()
+VARIANT = OneNight("onenight", ROLES, OneNightSwitches, range(3, 8))

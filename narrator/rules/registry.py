@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import random
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -35,13 +36,33 @@ class Variant(Protocol):
     def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game: ...
 
 
-# Each variant module defines ``VARIANT``; a module not written yet is a planned game.
-_MODULES = {
-    "onenight": "narrator.rules.onenight",
-    "halloween": "narrator.rules.halloween",
-    "sport_mafia": "narrator.rules.sport_mafia",
-    "alliance": "narrator.rules.alliance",
-}
+# The games of this package. Each module defines ``VARIANT``; a module not written
+# yet is a planned game.
+GAMES: Mapping[str, str] = MappingProxyType(
+    {
+        "onenight": "narrator.rules.onenight",
+        "halloween": "narrator.rules.halloween",
+        "sport_mafia": "narrator.rules.sport_mafia",
+        "alliance": "narrator.rules.alliance",
+    }
+)
+_MODULES: dict[str, str] = dict(GAMES)
+
+
+def register(name: str, module: str) -> None:
+    """Add a game kept outside this package, e.g. the tests' toy variant.
+
+    ``module`` is imported at once and must define ``VARIANT`` named ``name``, so a
+    typo fails here rather than as a game that is "not playable yet". The game is
+    known only to the process that registered it; :data:`GAMES` never changes.
+    """
+    taken = _MODULES.get(name)
+    if taken is not None and taken != module:
+        raise ConfigError(f"game {name!r} is already registered by {taken}")
+    variant: Variant = importlib.import_module(module).VARIANT
+    if variant.name != name:
+        raise ConfigError(f"{module} defines the game {variant.name!r}, not {name!r}")
+    _MODULES[name] = module
 
 
 def _load(name: str) -> Variant | None:

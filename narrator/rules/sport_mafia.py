@@ -8,53 +8,59 @@ one-minute speeches with nominations, a hand vote, perhaps a perestrelka.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
 
-from narrator.rules.answers import Answer, AnswerKind, CountAnswer, Nobody, SeatAnswer, SeatsAnswer
+from narrator.rules import kit
+from narrator.rules.answers import (
+    Answer,
+    AnswerKind,
+    CountAnswer,
+    Nobody,
+    PressesAnswer,
+    SeatAnswer,
+    SeatsAnswer,
+)
 from narrator.rules.core import (
     Ask,
+    Channel,
     Composition,
     Deal,
-    DealCard,
     Eliminate,
     Flow,
-    Game,
     Outcome,
     Phase,
     Prompt,
     Role,
-    RoleName,
+    Rule,
     Say,
     Script,
     Seat,
     Secret,
     Show,
-    Sleep,
     Switches,
+    Tag,
     Timer,
     Wake,
-    check_deal,
-    check_living_seat,
     dead_seat,
     forbid,
+    living_only,
+    not_self,
+    on_seat,
+    seat_prompt,
 )
 from narrator.rules.errors import ConfigError
+from narrator.rules.kit import Rules, around, first_in_turn, window
 
 CIVILIAN = "civilian"
 SHERIFF = "sheriff"
 MAFIA = "mafia"
 DON = "don"
 
-ROLES: Mapping[str, Role] = {
-    CIVILIAN: Role(CIVILIAN, "red"),
-    SHERIFF: Role(SHERIFF, "red"),
-    MAFIA: Role(MAFIA, "black", evil=True),
-    DON: Role(DON, "black", evil=True),
-}
+ROLES: Mapping[str, Role] = kit.teams("black", red=(CIVILIAN, SHERIFF), black=(MAFIA, DON))
 COMPOSITION = {CIVILIAN: 6, SHERIFF: 1, MAFIA: 2, DON: 1}
 SEATS = 10
 RED, BLACK = "red", "black"
@@ -77,11 +83,6 @@ class SportMafiaSwitches(Switches):
     meeting_s: float = Field(60, gt=0, le=600, description="night-0 mafia meeting, seconds")
     check_s: float = Field(10, gt=0, le=120, description="Don / Sheriff check window, seconds")
     shot_call_s: float = Field(1.5, gt=0, le=10, description="pause per called number, seconds")
-
-
-def _switches(switches: Switches) -> SportMafiaSwitches:
-    assert isinstance(switches, SportMafiaSwitches)
-    return switches
 
 
 def is_black(role: str) -> bool:
@@ -129,53 +130,51 @@ def all_leave(for_hands: int, living: int) -> bool:
 
 def first_speaker(previous_first: Seat | None, living: Sequence[Seat]) -> Seat:
     """Day 1 from seat 1; later days from the seat after the previous first speaker."""
-    start = 1 if previous_first is None else previous_first % SEATS + 1
-    for step in range(SEATS):
-        seat = (start - 1 + step) % SEATS + 1
-        if seat in living:
-            return seat
-    raise ValueError("nobody is alive")
+    return first_in_turn(previous_first, living, SEATS)
 
 
 def speaking_order(first: Seat, living: Sequence[Seat]) -> list[Seat]:
-    return [seat for step in range(SEATS) if (seat := (first - 1 + step) % SEATS + 1) in living]
+    return list(around(first, 1, living, SEATS))
 
 
 # --- prompts -----------------------------------------------------------------------------
 
 
 def _seat_prompt(
-    prompt_id: str,
+    tag: Tag,
     seat: Seat,
     living: Sequence[Seat],
     *,
     allow_self: bool = False,
     taken: Sequence[Seat] = (),
     taken_reason: str = "already nominated",
+    mark: str | None = None,
 ) -> Prompt:
-    def check(answer: Answer) -> None:
-        check_living_seat(answer, seat, living, allow_self)
-        if isinstance(answer, SeatAnswer) and answer.seat in taken:
-            raise forbid(taken_reason, "reason.already_nominated", seat=answer.seat)
+    """A living seat (not oneself unless allowed, not one already ``taken``) or none."""
 
-    options = [str(s) for s in living if (allow_self or s != seat) and s not in taken]
-    return Prompt(
-        id=prompt_id,
-        seats=(seat,),
-        accepts=frozenset({AnswerKind.SEAT, AnswerKind.NOBODY}),
-        seat_count=SEATS,
-        default=Nobody(),
-        options=(*options, "none"),
-        check=check,
-    )
+    def not_taken(target: Seat) -> None:
+        if target in taken:
+            raise forbid(taken_reason, "reason.already_nominated", seat=target)
+
+    rules: tuple[Rule, ...] = (living_only(living), on_seat(not_taken))
+    if not allow_self:
+        rules = (not_self(seat), *rules)
+    choices = [s for s in living if (allow_self or s != seat) and s not in taken]
+    return seat_prompt(tag, (seat,), SEATS, choices, *rules, mark=mark)
 
 
 def shoot_prompt(
     night: int, shooters: Sequence[Seat], living: Sequence[Seat], calls: bool = False
 ) -> Prompt:
+    """One entry per living black player; with ``calls``, their Space presses (0.5)."""
     count = len(shooters)
 
     def check(answer: Answer) -> None:
+        if isinstance(answer, PressesAnswer):
+            for seat in answer.seats:
+                if seat is not None and seat not in living:
+                    raise dead_seat(seat)
+            return
         entries = answer.seats if isinstance(answer, SeatsAnswer) else ()
         if isinstance(answer, Nobody):
             return
@@ -192,20 +191,38 @@ def shoot_prompt(
     options = [" ".join([str(s)] * count) for s in living]
     if count > 1:
         options.append(" ".join(str(s) for s in (list(living) * count)[:count]))
+    accepts = {AnswerKind.SEATS, AnswerKind.NOBODY}
+    if calls:
+        accepts.add(AnswerKind.PRESSES)
+        options += [" ".join(["presses", *[str(s)] * count]) for s in living[:1]]
     return Prompt(
-        id=f"n{night}.shoot",
+        tag=Tag(f"n{night}", "shoot"),
         seats=tuple(shooters),
-        accepts=frozenset({AnswerKind.SEATS, AnswerKind.NOBODY}),
+        accepts=frozenset(accepts),
         seat_count=SEATS,
         default=Nobody(),
         options=(*options, " ".join(["none"] * count)),
         check=check,
         entries=max(count, 1),
-        calls=calls,
+        channels=frozenset({Channel.CALL}) if calls else frozenset(),
     )
 
 
-def count_prompt(prompt_id: str, most: int) -> Prompt:
+def shots_of(answer: Answer | None, shooters: int) -> tuple[Seat | None, ...]:
+    """The shot entries an answer gives; call-mode presses are judged here (0.5).
+
+    With presses, a hit needs exactly one press per living black player, all while
+    the same number was called; any other pattern is a miss.
+    """
+    if isinstance(answer, PressesAnswer):
+        seats = set(answer.seats)
+        if len(answer.seats) == shooters and len(seats) == 1 and None not in seats:
+            return answer.seats
+        return (None,) * shooters
+    return answer.seats if isinstance(answer, SeatsAnswer) else ()
+
+
+def count_prompt(tag: Tag, most: int) -> Prompt:
     """A number of raised hands, at most ``most`` (the voters who have not voted yet)."""
 
     def check(answer: Answer) -> None:
@@ -218,7 +235,7 @@ def count_prompt(prompt_id: str, most: int) -> Prompt:
             )
 
     return Prompt(
-        id=prompt_id,
+        tag=tag,
         seats=(),
         accepts=frozenset({AnswerKind.COUNT}),
         seat_count=SEATS,
@@ -232,19 +249,13 @@ def count_prompt(prompt_id: str, most: int) -> Prompt:
 
 
 @dataclass
-class Table:
+class Table(kit.Table[SportMafiaSwitches]):
     """The hidden and public state of one sport-mafia game."""
 
-    roles: tuple[str, ...]
-    sw: SportMafiaSwitches
-    alive: list[Seat] = field(default_factory=lambda: list(range(1, SEATS + 1)))
     first: Seat | None = None  # the previous day's first speaker
 
-    def seats_with(self, *roles: str) -> tuple[Seat, ...]:
-        return tuple(s for s in range(1, SEATS + 1) if self.roles[s - 1] in roles)
-
     def living_black(self) -> tuple[Seat, ...]:
-        return tuple(s for s in self.alive if is_black(self.roles[s - 1]))
+        return self.living_with(MAFIA, DON)
 
     def winner(self) -> str | None:
         return winner_of(self.roles, self.alive)
@@ -255,21 +266,22 @@ def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
 
     yield Phase("n0")
     yield Say("sport.night_falls")
-    for seat in range(1, SEATS + 1):
-        yield Say("sport.take_card", {"seat": seat})
-        yield DealCard(f"deal.{seat}", seat, Secret.roles(table.roles[seat - 1]))
+    yield from kit.deal_cards(table.roles, "sport.take_card", start=None, done=None)
     yield Say("sport.night_goes_on")
-    yield Say("sport.mafia_wake")
     black = table.seats_with(MAFIA, DON)
-    yield Wake("n0.mafia", sw.meeting_s, black)
-    yield Show("n0.mafia", black, Secret.seats(black))
-    yield Sleep()
-    yield Say("sport.mafia_sleep")
+    yield from window(
+        "sport.mafia_wake",
+        Wake(Tag("n0", "mafia"), sw.meeting_s, black),
+        "sport.mafia_sleep",
+        kit.steps(Show(Tag("n0", "mafia"), black, Secret.seats(black))),
+    )
     if sw.night0_sheriff_call:
-        yield Say("sport.sheriff_look")
-        yield Wake("n0.sheriff", sw.check_s, table.seats_with(SHERIFF))
-        yield Sleep()
-        yield Say("sport.sheriff_look_sleep")
+        yield from window(
+            "sport.sheriff_look",
+            Wake(Tag("n0", "sheriff"), sw.check_s, table.seats_with(SHERIFF)),
+            "sport.sheriff_look_sleep",
+            kit.steps(),
+        )
 
     day = 1
     shot: Seat | None = None
@@ -291,9 +303,8 @@ def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
 
 def finish(table: Table, winner: str, phase: str) -> Script:
     yield Say(f"sport.win_{winner}")
-    for seat in range(1, SEATS + 1):
-        yield Say("reveal.seat", {"seat": seat, "role": RoleName(table.roles[seat - 1])})
-    return Outcome(winner, phase, reveal={s: table.roles[s - 1] for s in range(1, SEATS + 1)})
+    outcome = yield from kit.reveal(table.roles, winner, phase)
+    return outcome
 
 
 def morning(table: Table, shot: Seat | None, night: int) -> Flow[Outcome | None]:
@@ -315,7 +326,7 @@ def morning(table: Table, shot: Seat | None, night: int) -> Flow[Outcome | None]
 def last_words(table: Table, seats: Sequence[Seat], day: int) -> Flow[None]:
     for seat in seats:
         yield Say("sport.last_word", {"seat": seat})
-        yield Timer(f"d{day}.last_word.{seat}", table.sw.last_word_s, seat, TEN_SECONDS_LEFT)
+        yield Timer(Tag(f"d{day}", "last_word", seat), table.sw.last_word_s, seat, TEN_SECONDS_LEFT)
     return None
 
 
@@ -328,14 +339,15 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
     for speaker in speaking_order(first, table.alive):
         yield Say("sport.floor", {"seat": speaker})
         prompt = _seat_prompt(
-            f"d{day}.nominate.{speaker}",
+            Tag(f"d{day}", "nominate", speaker),
             speaker,
             tuple(table.alive),
             allow_self=sw.allow_self_nomination,
             taken=tuple(nominated),
+            mark="nominate",  # said inside one's speech: «я выставляю игрока номер …»
         )
         answer = yield Timer(
-            f"d{day}.speech.{speaker}",
+            Tag(f"d{day}", "speech", speaker),
             sw.speech_s,
             speaker,
             TEN_SECONDS_LEFT,
@@ -361,12 +373,18 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
     if not top:
         yield Say("sport.nobody_leaves")
         return None
+    rounds = 0
     while len(top) > 1:
+        # ``perestrelka_subset_loop`` may run several rounds; each has its own ids
+        # (``d<k>.revote.<seat>``, then ``d<k>.revote_2.<seat>``, ...).
+        rounds += 1
+        suffix = "" if rounds == 1 else f"_{rounds}"
         yield Say("sport.perestrelka", {"seats": tuple(sorted(top))})
         for seat in sorted(top):
             yield Say("sport.defence", {"seat": seat})
-            yield Timer(f"d{day}.defence.{seat}", sw.defence_s, seat, TEN_SECONDS_LEFT)
-        tally = yield from hand_vote(table, list(top), day, "revote")
+            defence = Tag(f"d{day}", f"defence{suffix}", seat)
+            yield Timer(defence, sw.defence_s, seat, TEN_SECONDS_LEFT)
+        tally = yield from hand_vote(table, list(top), day, f"revote{suffix}")
         again = leaders(tally)
         if len(again) == 1:
             top = again
@@ -378,7 +396,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
             top = again
             continue
         yield Say("sport.all_leave_question")
-        hands = yield Ask(count_prompt(f"d{day}.all_leave", len(table.alive)))
+        hands = yield Ask(count_prompt(Tag(f"d{day}", "all_leave"), len(table.alive)))
         count = hands.count if isinstance(hands, CountAnswer) else 0
         if not all_leave(count, len(table.alive)):
             yield Say("sport.all_stay")
@@ -403,7 +421,7 @@ def hand_vote(
             yield Say("sport.rest_of_hands", {"seat": seat, "count": left})
             break
         yield Say("sport.who_is_for", {"seat": seat})
-        hands = yield Ask(count_prompt(f"d{day}.{action}.{seat}", left))
+        hands = yield Ask(count_prompt(Tag(f"d{day}", action, seat), left))
         tally[seat] = hands.count if isinstance(hands, CountAnswer) else 0
     return tally
 
@@ -428,35 +446,45 @@ def night_of(table: Table, night: int) -> Flow[Seat | None]:
     living = tuple(table.alive)
     yield Phase(f"n{night}")
     yield Say("sport.night_falls")
-    yield Say("sport.mafia_walks")
     shooters = table.living_black()
     cues = tuple(Say("sport.number", {"seat": seat}) for seat in living)
-    yield Wake(f"n{night}.shoot", sw.shot_call_s * len(living), shooters, cues, sw.shot_call_s)
-    shots = yield Ask(shoot_prompt(night, shooters, living, sw.shooting == "call"))
-    entries = shots.seats if isinstance(shots, SeatsAnswer) else ()
-    yield Sleep()
-    yield Say("sport.mafia_thanks")
-
-    for role, wake_key, sleep_key, token in (
-        (DON, "sport.don_wake", "sport.don_sleep", _don_token),
-        (SHERIFF, "sport.sheriff_wake", "sport.sheriff_sleep", _sheriff_token),
-    ):
-        holder = table.seats_with(role)
-        awake = tuple(s for s in holder if s in living)
-        if not awake and not sw.call_dead_roles:
-            continue
-        yield Say(wake_key)
-        yield Wake(f"n{night}.{role}", sw.check_s, awake)
-        for seat in awake:
-            check = yield Ask(_seat_prompt(f"n{night}.{role}", seat, living))
-            if isinstance(check, SeatAnswer):
-                shown = token(table.roles[check.seat - 1])
-                yield Show(f"n{night}.{role}", (seat,), Secret.token(shown))
-        yield Sleep()
-        yield Say(sleep_key)
-
+    shots = yield from window(
+        "sport.mafia_walks",
+        Wake(
+            Tag(f"n{night}", "shoot"), sw.shot_call_s * len(living), shooters, cues, sw.shot_call_s
+        ),
+        "sport.mafia_thanks",
+        kit.ask(shoot_prompt(night, shooters, living, sw.shooting == "call")),
+    )
+    yield from role_check(table, night, DON, ("sport.don_wake", "sport.don_sleep"), _don_token)
+    yield from role_check(
+        table, night, SHERIFF, ("sport.sheriff_wake", "sport.sheriff_sleep"), _sheriff_token
+    )
     yield Say("sport.morning_comes", dawn=True)
-    return shot_hits(entries, len(shooters), living)
+    return shot_hits(shots_of(shots, len(shooters)), len(shooters), living)
+
+
+def role_check(
+    table: Table, night: int, role: str, lines: tuple[str, str], token: Callable[[str], str]
+) -> Flow[None]:
+    """The Don or the Sheriff checks one player; a dead one is called with a full pause."""
+    awake = table.called(role, table.sw.call_dead_roles)
+    if awake is None:
+        return None
+    tag = Tag(f"n{night}", role)
+    living = tuple(table.alive)
+    yield from window(
+        lines[0],
+        Wake(tag, table.sw.check_s, awake),
+        lines[1],
+        kit.checks(
+            tag,
+            awake,
+            lambda seat: _seat_prompt(tag, seat, living),
+            lambda seat: Secret.token(token(table.role(seat))),
+        ),
+    )
+    return None
 
 
 def _don_token(role: str) -> str:
@@ -470,28 +498,17 @@ def _sheriff_token(role: str) -> str:
 # --- the variant ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SportMafia:
-    name: str = "sport_mafia"
-    roles: Mapping[str, Role] = field(default_factory=lambda: ROLES)
-    switches: type[Switches] = SportMafiaSwitches
-    seat_counts: range = range(SEATS, SEATS + 1)
-
-    def composition(self, players: int, switches: Switches) -> Composition:
-        if _switches(switches).roles is not None:
+class SportMafia(Rules[SportMafiaSwitches]):
+    def counts(self, players: int, sw: SportMafiaSwitches) -> Composition:
+        if sw.roles is not None:
             raise ConfigError(
                 "options.roles: sport_mafia has a fixed composition "
                 "(6 civilians, sheriff, 2 mafia, don)"
             )
         return Composition(dict(COMPOSITION))
 
-    def validate_deal(self, deal: Deal, switches: Switches) -> None:
-        counts = self.composition(deal.players, switches).counts
-        check_deal(self.name, deal, ROLES, counts)
-
-    def new_game(self, deal: Deal, switches: Switches, rng: random.Random) -> Game:
-        del rng  # sport mafia has no chance once the cards are dealt
-        return Game(self.name, deal, game_script(deal, _switches(switches)))
+    def script(self, deal: Deal, sw: SportMafiaSwitches, rng: random.Random) -> Script:
+        return game_script(deal, sw)  # no chance once the cards are dealt
 
 
-VARIANT = SportMafia()
+VARIANT = SportMafia("sport_mafia", ROLES, SportMafiaSwitches, range(SEATS, SEATS + 1))

@@ -12,6 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -64,18 +65,50 @@ class Catalog(BaseModel):
         return str(value)
 
 
+_MORE_LINES: list[Traversable] = []  # folders added by register_lines
+
+
+def register_lines(folder: Traversable) -> None:
+    """Also read ``folder/<lang>/*.toml``: the catalogs of a game kept outside this
+    package (the tests' toy variant), under the same one-definition rule."""
+    if folder not in _MORE_LINES:
+        _MORE_LINES.append(folder)
+        load_catalog.cache_clear()
+
+
 @cache
 def load_catalog(lang: str) -> Catalog:
     if lang not in LANGUAGES:
         raise ConfigError(f"unknown language {lang!r}; languages: {', '.join(LANGUAGES)}")
-    folder = resources.files("narrator.voice").joinpath("lines", lang)
+    folders = [resources.files("narrator.voice").joinpath("lines"), *_MORE_LINES]
     lines: dict[str, str] = {}
-    for part in sorted(folder.iterdir(), key=lambda p: p.name):
-        if not part.name.endswith(".toml"):
-            continue
-        found = _flatten(tomllib.loads(part.read_text("utf-8")))
-        twice = sorted(found.keys() & lines.keys())
-        if twice:
-            raise ConfigError(f"{lang}/{part.name}: keys defined twice: {', '.join(twice)}")
-        lines.update(found)
+    for folder in (f.joinpath(lang) for f in folders if f.joinpath(lang).is_dir()):
+        for part in sorted(folder.iterdir(), key=lambda p: p.name):
+            if not part.name.endswith(".toml"):
+                continue
+            found = _flatten(tomllib.loads(part.read_text("utf-8")))
+            twice = sorted(found.keys() & lines.keys())
+            if twice:
+                raise ConfigError(f"{lang}/{part.name}: keys defined twice: {', '.join(twice)}")
+            lines.update(found)
     return Catalog(lang=lang, lines=lines)
+
+
+WORD_LANGUAGES = (*LANGUAGES, "ko")  # Korean: only to exercise the real Vosk model in tests
+
+
+@cache
+def load_words(lang: str) -> dict[str, str]:
+    """The spoken-answer words of ``lang`` (``words.*`` of its catalog), flat.
+
+    Table languages read them from their whole catalog (so the ru/en parity test
+    covers them); Korean has only a words file.
+    """
+    if lang in LANGUAGES:
+        lines = load_catalog(lang).lines
+        return {key: text for key, text in lines.items() if key.startswith("words.")}
+    if lang not in WORD_LANGUAGES:
+        known = ", ".join(WORD_LANGUAGES)
+        raise ConfigError(f"no spoken words for language {lang!r}; languages: {known}")
+    part = resources.files("narrator.voice").joinpath("lines", lang, "words.toml")
+    return _flatten(tomllib.loads(part.read_text("utf-8")))

@@ -1,0 +1,212 @@
+"""The night of «Альянс дедукции» (RULES.md 4.3–4.5): Cupid and the lovers, guard, wolves,
+witch, seer, hunter.  Roles stay hidden at death, so each role in the deal is called with
+the same words and window whether its holder lives or not (``call_dead_roles``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from narrator.rules import kit
+from narrator.rules.alliance.prompts import (
+    cupid_prompt,
+    guard_prompt,
+    seer_prompt,
+    witch_poison_prompt,
+    witch_save_prompt,
+    wolves_prompt,
+)
+from narrator.rules.alliance.resolution import night_deaths
+from narrator.rules.alliance.roles import CUPID, GUARD, HUNTER, SEER, WEREWOLF, WITCH
+from narrator.rules.alliance.table import Death, Table
+from narrator.rules.answers import SeatAnswer, SeatsAnswer, YesNo
+from narrator.rules.core import Ask, Flow, Phase, Say, Seat, Secret, Show, Tag, Wake
+from narrator.rules.kit import window
+
+
+def night_of(table: Table, night: int) -> Flow[list[Death]]:
+    """Every call of the night in order; the deaths it causes, announced at dawn."""
+    yield Phase(f"n{night}")
+    yield Say("alliance.night_falls")
+    if night == 1 and table.seats_with(CUPID):
+        yield from cupid_call(table)
+    guarded = yield from guard_call(table, night)
+    victim = yield from wolves_call(table, night)
+    saved, poisoned = yield from witch_call(table, night, victim)
+    yield from seer_call(table, night)
+    yield from hunter_call(table, night, poisoned)
+    deaths = night_deaths(victim, guarded, saved, poisoned, table.lovers)
+    return [Death(seat, f"n{night}", cause, night == 1) for seat, cause in deaths]
+
+
+def cupid_call(table: Table) -> Flow[None]:
+    """Cupid binds two lovers (a pair drawn at random if he does not), who then meet."""
+    sw = table.sw
+    default = sorted(table.rng.sample(range(1, table.players + 1), 2))
+    awake = table.living_with(CUPID)
+    pair = yield from window(
+        "alliance.cupid_wake",
+        Wake(Tag("n1", "cupid"), sw.window(sw.cupid_s), awake),
+        "alliance.cupid_sleep",
+        choose_lovers(table, awake, (default[0], default[1])),
+    )
+    table.lovers = pair
+    lovers = Tag("n1", "lovers")
+    yield from window(
+        "alliance.lovers_wake",
+        Wake(lovers, sw.window(sw.lovers_s), pair),
+        "alliance.lovers_sleep",
+        kit.steps(
+            Show(lovers, (pair[0],), Secret.seats((pair[1],))),
+            Show(lovers, (pair[1],), Secret.seats((pair[0],))),
+        ),
+    )
+    return None
+
+
+def choose_lovers(
+    table: Table, awake: Sequence[Seat], pair: tuple[Seat, Seat]
+) -> Flow[tuple[Seat, Seat]]:
+    for cupid in awake:
+        answer = yield Ask(cupid_prompt(cupid, table.players, pair))
+        if isinstance(answer, SeatsAnswer):
+            first, second = sorted(s for s in answer.seats if s is not None)
+            pair = (first, second)
+    return pair
+
+
+def guard_call(table: Table, night: int) -> Flow[Seat | None]:
+    sw = table.sw
+    awake = table.called(GUARD, sw.call_dead_roles)
+    if awake is None:
+        return None
+    target = yield from window(
+        "alliance.guard_wake",
+        Wake(Tag(f"n{night}", "guard"), sw.window(sw.guard_s), awake),
+        "alliance.guard_sleep",
+        protect(table, night, awake),
+    )
+    return target
+
+
+def protect(table: Table, night: int, awake: Sequence[Seat]) -> Flow[Seat | None]:
+    target: Seat | None = None
+    for guard in awake:
+        answer = yield Ask(
+            guard_prompt(night, guard, tuple(table.alive), table.guarded, table.players)
+        )
+        target = answer.seat if isinstance(answer, SeatAnswer) else None
+        table.guarded = target  # a skip clears the ban (D-12)
+    return target
+
+
+def wolves_call(table: Table, night: int) -> Flow[Seat | None]:
+    sw = table.sw
+    wolves = table.living_with(WEREWOLF)
+    first = night == 1
+    victim = yield from window(
+        "alliance.wolves_wake_first" if first else "alliance.wolves_wake",
+        Wake(
+            Tag(f"n{night}", "wolves"),
+            sw.window(sw.wolves_first_s if first else sw.wolves_s),
+            wolves,
+        ),
+        "alliance.wolves_sleep",
+        hunt(table, night, wolves),
+    )
+    return victim
+
+
+def hunt(table: Table, night: int, wolves: Sequence[Seat]) -> Flow[Seat | None]:
+    if not wolves:
+        return None
+    answer = yield Ask(wolves_prompt(night, wolves, tuple(table.alive), table.players))
+    return answer.seat if isinstance(answer, SeatAnswer) else None
+
+
+def witch_call(table: Table, night: int, victim: Seat | None) -> Flow[tuple[bool, Seat | None]]:
+    """One window, the victim on screen while the antidote lasts, save first (4.4)."""
+    sw = table.sw
+    awake = table.called(WITCH, sw.call_dead_roles)
+    if awake is None:
+        return False, None
+    potions = yield from window(
+        "alliance.witch_wake",
+        Wake(Tag(f"n{night}", "witch_save"), sw.window(sw.witch_s), awake),
+        "alliance.witch_sleep",
+        brew(table, night, awake, victim),
+    )
+    return potions
+
+
+def brew(
+    table: Table, night: int, awake: Sequence[Seat], victim: Seat | None
+) -> Flow[tuple[bool, Seat | None]]:
+    """The witch's window is named by its first prompt, and so is the victim shown in it."""
+    sw = table.sw
+    tag = Tag(f"n{night}", "witch_save")
+    saved, poisoned = False, None
+    for witch in awake:
+        if table.antidote or sw.witch_sees_victim_after_antidote:
+            shown = Secret.seats((victim,)) if victim is not None else Secret.token("none")
+            yield Show(tag, (witch,), shown)
+        if table.antidote:
+            answer = yield Ask(
+                witch_save_prompt(
+                    night, witch, victim, table.antidote, sw.witch_self_save, table.players
+                )
+            )
+            if isinstance(answer, YesNo) and answer.yes:
+                saved, table.antidote = True, False
+        if table.poison:
+            answer = yield Ask(
+                witch_poison_prompt(
+                    night,
+                    witch,
+                    tuple(table.alive),
+                    table.poison,
+                    saved,
+                    sw.witch_both_same_night,
+                    table.players,
+                )
+            )
+            if isinstance(answer, SeatAnswer):
+                poisoned, table.poison = answer.seat, False
+    return saved, poisoned
+
+
+def seer_call(table: Table, night: int) -> Flow[None]:
+    sw = table.sw
+    awake = table.called(SEER, sw.call_dead_roles)
+    if awake is None:
+        return None
+    tag = Tag(f"n{night}", "seer")
+    living = tuple(table.alive)
+    yield from window(
+        "alliance.seer_wake",
+        Wake(tag, sw.window(sw.seer_s), awake),
+        "alliance.seer_sleep",
+        kit.checks(
+            tag,
+            awake,
+            lambda seer: seer_prompt(night, seer, living, table.players),
+            lambda seat: Secret.token("werewolf" if table.role(seat) == WEREWOLF else "good"),
+        ),
+    )
+    return None
+
+
+def hunter_call(table: Table, night: int, poisoned: Seat | None) -> Flow[None]:
+    """The shooting status: «не можешь стрелять» exactly when poisoned tonight (4.4)."""
+    sw = table.sw
+    awake = table.called(HUNTER, sw.call_dead_roles)
+    if awake is None or not sw.hunter_status_call:
+        return None
+    tag = Tag(f"n{night}", "hunter")
+    status = {hunter: "cannot_shoot" if hunter == poisoned else "can_shoot" for hunter in awake}
+    yield from window(
+        "alliance.hunter_wake",
+        Wake(tag, sw.window(sw.hunter_status_s), awake),
+        "alliance.hunter_sleep",
+        kit.steps(*(Show(tag, (hunter,), Secret.token(status[hunter])) for hunter in awake)),
+    )
+    return None

@@ -1,0 +1,53 @@
+"""The state of one «Альянс дедукции» game: cards, lovers, the sheriff, potions, today's deaths."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from narrator.rules import kit
+from narrator.rules.alliance.resolution import winner_of
+from narrator.rules.alliance.roles import DUE, AllianceSwitches
+from narrator.rules.core import Seat, Tag
+
+
+@dataclass(frozen=True)
+class Death:
+    """One departure; ``words`` is the right to last words (4.7-4)."""
+
+    seat: Seat
+    phase: str
+    cause: str
+    words: bool
+
+
+@dataclass
+class Table(kit.Table[AllianceSwitches]):
+    """The hidden and public state of one game."""
+
+    rng: random.Random
+    lovers: tuple[Seat, Seat] | None = None
+    sheriff: Seat | None = None
+    election: str = DUE
+    antidote: bool = True
+    poison: bool = True
+    guarded: Seat | None = None  # last night's protection
+    fallen_today: list[Seat] = field(default_factory=list)
+    asked: set[str] = field(default_factory=set)  # ids of the questions that may come again
+
+    def partner(self, seat: Seat) -> Seat | None:
+        if self.lovers is None or seat not in self.lovers:
+            return None
+        return self.lovers[1] if seat == self.lovers[0] else self.lovers[0]
+
+    def winner(self) -> str | None:
+        return winner_of(self.roles, self.alive, self.lovers)
+
+    def once_more(self, phase: str, action: str, about: Seat) -> Tag:
+        """The tag of a day question that may come again: ``d2.badge`` the first time in
+        a day, ``d2.badge.<about>`` after that, so that every prompt id stays unique."""
+        tag = Tag(phase, action)
+        if tag.id in self.asked:
+            tag = Tag(phase, action, about)
+        self.asked.add(tag.id)
+        return tag

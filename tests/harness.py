@@ -1,0 +1,704 @@
+"""What the tests share: one fake table for every game, attempt policies, the public trace.
+
+``FakeTable`` plays any registered variant instantly and asserts the channel rules
+while it plays; ``test_invariants.py`` runs it over every game of the registry and
+the variant tests reuse it for their own models.  The end holds the helpers of the
+real-terminal tests (``test_*_e2e.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+import pexpect
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import Phase as HypothesisPhase
+from hypothesis import strategies as st
+
+from narrator.drive import NIGHT_LIMIT, Driver
+from narrator.ports import Live
+from narrator.record import GameRecord
+from narrator.rules.answers import Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.core import (
+    Ask,
+    Deal,
+    DealCard,
+    Eliminate,
+    Phase,
+    Prompt,
+    PublicView,
+    RoleName,
+    Say,
+    Seat,
+    Secret,
+    Show,
+    Sleep,
+    Step,
+    Switches,
+    Timer,
+    Wake,
+    phase_kind,
+    shuffled_deal,
+)
+from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
+from narrator.rules.registry import Variant, get_variant, make_switches
+from narrator.voice.catalog import load_catalog
+
+if TYPE_CHECKING:
+    from narrator.rules.core import Game, Outcome
+
+Choose = Callable[[Prompt], list[str]]
+
+# Line parameters that name a player (the rest are counts, indexes, role names).
+SEAT_PARAMS = frozenset({"seat", "seats", "hunter"})
+
+GARBAGE = (
+    "",
+    "seven",
+    "²",
+    "-1",
+    "0",
+    "99",
+    "none none",
+    "center",
+    "center 1 2",
+    "center 9",
+    "yes",
+    "abstain",
+    "destroy",
+    "4 +",
+    "7 7",
+)
+
+
+def never(prompt: Prompt) -> list[str]:
+    """Nobody answers: every window and speech expires."""
+    return []
+
+
+class Line(NamedTuple):
+    say: Say
+    text: str
+
+
+class FakeTable(Driver):
+    """A fake table: windows and timers pass at once; attempts come from ``choose``.
+
+    It asserts the channel rules as it plays: windows never nest; a secret is shown
+    only inside a window to seats awake in it, or dealt to its own seat before the
+    first day; a night prompt is asked only inside a window, of seats awake in it,
+    never by voice; the dead never wake, and act or speak only in the phase in which
+    they left (last words, a dying hunter's shot, the badge); no accepted answer
+    names a seat that has left.  ``interject`` gives the attempts at an interrupt
+    (a werewolf exploding during a speech); by default nobody interrupts.
+    ``on_prompt`` sees every prompt when it is asked (the harness checks its options).
+    """
+
+    def __init__(
+        self,
+        variant: Variant | str,
+        deal: Deal,
+        choose: Choose = never,
+        *,
+        lang: str = "ru",
+        interject: Choose = never,
+        on_prompt: Callable[[Prompt, FakeTable], None] | None = None,
+    ) -> None:
+        super().__init__(load_catalog(lang), GameRecord())
+        self.variant = get_variant(variant) if isinstance(variant, str) else variant
+        self.deal = deal
+        self.choose = choose
+        self.interject = interject
+        self.on_prompt = on_prompt
+        self.steps: list[Step] = []
+        self.spoken: list[Line] = []
+        self.gone: dict[Seat, str] = {}  # seat -> the phase in which it left
+        self.awake: frozenset[Seat] | None = None  # None: no window is open
+        self.dealt: list[Seat] = []
+        self.days = 0
+        self.accepted: dict[str, Answer] = {}  # the last answer of each prompt id
+        self.replies: list[tuple[str, Answer]] = []  # every prompt's answer, in order
+        self.reasons: list[tuple[str, dict[str, object]]] = []  # rejection keys and params
+        self.tried: dict[tuple[str, int], list[str]] = {}  # (prompt id, n-th asking) -> texts
+        self.named: set[Seat] = set()  # seats that acted or were named at night or in a burst
+        self.screen: list[object] = []  # what the table shows between windows, in order
+        self.outcome: Outcome | None = None
+        self.game: Game | None = None
+        self.switches: Switches | None = None  # set by play(), with the game's seed
+        self.seed = 0
+        self._asked: Counter[str] = Counter()
+
+    def __repr__(self) -> str:  # what a failing property example shows: enough to replay it
+        return (
+            f"FakeTable({self.variant.name!r}, players={self.deal.players}, seed={self.seed}, "
+            f"lang={self.catalog.lang!r}, switches={self.switches!r})"
+        )
+
+    # --- the loop -------------------------------------------------------------------
+
+    def run(self, game: Game) -> Outcome | None:
+        self.game = game
+        return super().run(game)
+
+    def carry_out(self, step: Step) -> Answer | None:
+        self.steps.append(step)
+        if isinstance(step, Say):
+            text = self.catalog.text(step.key, step.params)
+            self.spoken.append(Line(step, text))
+        elif isinstance(step, Eliminate):
+            assert step.seat not in self.gone, f"seat {step.seat} leaves twice"
+            self.gone[step.seat] = self.phase
+        return super().carry_out(step)
+
+    def enter_phase(self, phase: str) -> None:
+        assert self.awake is None, f"{phase} begins inside a window"
+        if phase_kind(phase) == "day":
+            self.days += 1
+        self._show_table(None)
+
+    def _show_table(self, speaker: Seat | None) -> None:
+        assert self.game is not None
+        self.screen.append(("table", self.game.public_view(), speaker))
+
+    def say(self, key: str, text: str) -> None:
+        assert text.strip(), key
+
+    def wake(self, step: Wake) -> None:
+        assert self.awake is None, f"{step.window} opens inside another window"
+        assert not set(step.seats) & set(self.gone), f"the dead wake in {step.window}"
+        self.awake = frozenset(step.seats)
+        for cue in step.cues:
+            self.carry_out(cue)
+
+    def sleep(self) -> None:
+        assert self.awake is not None, "a window closes that was never opened"
+        self.awake = None
+
+    def show(self, step: Show) -> None:
+        assert self.awake is not None, f"secret {step} shown outside a wake window"
+        assert step.to and set(step.to) <= self.awake, f"secret {step} shown to seats asleep"
+
+    def deal_card(self, step: DealCard) -> None:
+        assert self.awake is None and not self.days, "a card is dealt in a window or by day"
+        assert step.seat not in self.dealt, f"seat {step.seat} is dealt twice"
+        assert step.secret == Secret.roles(self.deal.role_of(step.seat)), step
+        self.dealt.append(step.seat)
+
+    def finished(self, outcome: Outcome) -> None:
+        assert self.awake is None, "the game ends inside a window"
+        self.outcome = outcome
+
+    # --- prompts and timers ---------------------------------------------------------------
+
+    def _acts(self, prompt: Prompt) -> None:
+        for seat in prompt.seats:
+            left = self.gone.get(seat, self.phase)
+            assert left == self.phase, (
+                f"{prompt.id}: seat {seat} left in {left}, acts in {self.phase}"
+            )
+        if self.awake is not None:
+            assert set(prompt.seats) <= self.awake, f"{prompt.id} asks seats asleep"
+            assert not prompt.spoken, f"{prompt.id} may be answered aloud at night"
+        else:
+            assert not prompt.tag.by_night, f"night prompt {prompt.id} outside a window"
+        if self.on_prompt is not None:
+            self.on_prompt(prompt, self)
+
+    def _texts(self, prompt: Prompt, choose: Choose, secret: bool) -> list[str]:
+        key = (prompt.id, self._asked[prompt.id])
+        self._asked[prompt.id] += 1
+        texts = choose(prompt)
+        self.tried[key] = texts
+        if secret and texts:  # what a hidden role did or chose: kept by a permuted deal
+            self.named |= set(prompt.seats)
+            self.named |= {
+                int(t) for text in texts for t in text.split() if t.isascii() and t.isdigit()
+            }
+        return texts
+
+    def ask(self, prompt: Prompt) -> Answer:
+        self._acts(prompt)
+        public = self.awake is None and not prompt.blind  # the screen reacts to each attempt
+        if self.awake is None:
+            self.screen.append(
+                ("ask", prompt.id, *((prompt.seats, prompt.options) if public else ()))
+            )
+        accepted: Answer | None = None
+        for text in self._texts(prompt, self.choose, secret=not public):
+            answer = self.attempt(prompt, text, answered=accepted is not None)
+            if accepted is None and answer is not None:
+                accepted = answer
+                if public:
+                    self.screen.append(("accepted", prompt.id, text))
+        reply = accepted if accepted is not None else self.expire(prompt)
+        self._names_the_living(prompt, reply)
+        self.accepted[prompt.id] = reply
+        self.replies.append((prompt.id, reply))
+        return reply
+
+    def _names_the_living(self, prompt: Prompt, answer: Answer) -> None:
+        if isinstance(answer, SeatAnswer):
+            named: tuple[Seat | None, ...] = (answer.seat,)
+        elif isinstance(answer, SeatsAnswer):
+            named = answer.seats
+        elif isinstance(answer, ExplodeAnswer):
+            named = (answer.wolf, answer.during)
+        else:
+            named = ()
+        dead = {seat for seat in named if seat in self.gone}
+        assert not dead, f"{prompt.id} accepted {answer}, naming seats that left: {dead}"
+
+    def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
+        self.reasons.append((error.key, dict(error.params)))
+        if self.awake is None and not prompt.blind:
+            self.screen.append(("rejected", prompt.id, text, error.key, dict(error.params)))
+
+    def timer(self, step: Timer) -> Answer | None:
+        assert self.awake is None, f"timer {step.id} inside a window"
+        if step.seat is not None:
+            left = self.gone.get(step.seat, self.phase)
+            assert left == self.phase, f"{step.id}: seat {step.seat} left in {left}"
+        self._show_table(step.seat)
+        if step.interrupt is not None:
+            self._acts(step.interrupt)
+            for text in self._texts(step.interrupt, self.interject, secret=True):
+                answer = self.attempt(step.interrupt, text, answered=False)
+                if answer is not None:
+                    self._names_the_living(step.interrupt, answer)
+                    self.replies.append((step.interrupt.id, answer))
+                    return answer
+        answer = None
+        if step.prompt is not None:
+            answer = self.ask(step.prompt)
+            self.confirm(step, answer)
+        for _, key in self.timer_warnings(step):
+            self.carry_out(Say(key))
+        return answer
+
+    # --- what the game showed ------------------------------------------------------------
+
+    def result(self) -> dict[str, Any]:
+        return self.record.result(self.variant.name)
+
+    def closing_start(self) -> int:
+        """Where the closing announcement (the winner, every card) begins in ``steps``:
+        the run of lines after the last other step of a finished game."""
+        if self.outcome is None:
+            return len(self.steps)
+        start = len(self.steps)
+        while start and isinstance(self.steps[start - 1], Say):
+            start -= 1
+        return start
+
+    def before_closing(self) -> list[Line]:
+        closing = sum(1 for step in self.steps[self.closing_start() :] if isinstance(step, Say))
+        return self.spoken[: len(self.spoken) - closing]
+
+    def closing(self) -> list[Line]:
+        return self.spoken[len(self.before_closing()) :]
+
+
+# --- playing a game -------------------------------------------------------------------------
+
+
+def deal_for(variant: Variant, players: int, sw: Switches, seed: int) -> Deal:
+    deal = shuffled_deal(variant.composition(players, sw), players, random.Random(seed))
+    variant.validate_deal(deal, sw)
+    return deal
+
+
+def play(
+    variant: Variant | str,
+    deal: Deal,
+    sw: Switches,
+    choose: Choose = never,
+    *,
+    lang: str = "ru",
+    seed: int = 0,
+    interject: Choose = never,
+    on_prompt: Callable[[Prompt, FakeTable], None] | None = None,
+) -> FakeTable:
+    """Play one game on a fake table; ``seed`` is the game's own chance (speech orders)."""
+    table = FakeTable(variant, deal, choose, lang=lang, interject=interject, on_prompt=on_prompt)
+    table.switches, table.seed = sw, seed
+    table.run(table.variant.new_game(deal, sw, random.Random(seed)))
+    return table
+
+
+def properties(max_examples: int) -> settings:
+    """Hypothesis settings for games: the same examples on every run, no deadline, and no
+    shrinking (a failing game is reported with the values that replay it)."""
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        phases=(HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate),
+    )
+
+
+S = TypeVar("S", bound=Switches)
+
+
+def fitting(variant: Variant, players: int, options: Mapping[str, Any]) -> Switches:
+    """The switches of ``options``; a role override the deck cannot hold is dropped."""
+    sw = make_switches(variant, options)
+    try:
+        variant.composition(players, sw)
+    except ConfigError:
+        sw = sw.model_copy(update={"roles": None})
+    return sw
+
+
+def switches_of(table: FakeTable, kind: type[S]) -> S:
+    assert isinstance(table.switches, kind)
+    return table.switches
+
+
+def random_game(
+    variant: Variant | str,
+    players: int,
+    sw: Switches,
+    seed: int,
+    *,
+    lang: str = "ru",
+    legal: float = 0.6,
+    silent: float = 0.2,
+    bursts: float = 0.0,
+    on_prompt: Callable[[Prompt, FakeTable], None] | None = None,
+) -> FakeTable:
+    """A game dealt and answered at random from ``seed`` (see random_attempts)."""
+    if isinstance(variant, str):
+        variant = get_variant(variant)
+    rng = random.Random(seed)
+    deal = deal_for(variant, players, sw, rng.randrange(2**32))
+    choose = random_attempts(rng, players, legal=legal, silent=silent)
+    interject = random_bursts(rng, players, bursts) if bursts else never
+    return play(
+        variant, deal, sw, choose, lang=lang, seed=seed, interject=interject, on_prompt=on_prompt
+    )
+
+
+def games(
+    variant: Variant,
+    setups: st.SearchStrategy[tuple[int, dict[str, Any]]],
+    *,
+    langs: Sequence[str] = ("ru",),
+    legal: float = 0.6,
+    silent: float = 0.2,
+    bursts: float = 0.0,
+) -> st.SearchStrategy[FakeTable]:
+    """Random games played to the end: a seat count and switch values from ``setups``,
+    a seed and a language, answered as random_game does."""
+
+    def game(setup: tuple[int, dict[str, Any]], seed: int, lang: str) -> FakeTable:
+        players, options = setup
+        sw = fitting(variant, players, options)
+        return random_game(
+            variant, players, sw, seed, lang=lang, legal=legal, silent=silent, bursts=bursts
+        )
+
+    return st.builds(game, setups, st.integers(0, 2**32 - 1), st.sampled_from(langs))
+
+
+def rejected(prompt: Prompt, text: str) -> IllegalAction:
+    with pytest.raises(IllegalAction) as caught:
+        prompt.accept(text)
+    return caught.value
+
+
+def step_through(
+    variant: Variant,
+    deal: Deal,
+    sw: Switches,
+    answers: Mapping[str, str | Sequence[str]],
+    *,
+    stop_before: str | None = None,
+) -> tuple[list[Step], Outcome | None]:
+    """Every step of a game's script, with no driver at all (the rules tests).
+
+    Each prompt, asked or open during a timer, takes the next of its answers (a list
+    gives the successive askings of one id), else its default. The run stops before
+    the phase ``stop_before`` and once night 30 begins; the outcome, if it ended.
+    """
+    variant.validate_deal(deal, sw)
+    script = variant.new_game(deal, sw, random.Random(0)).script
+    queues = {
+        key: [value] if isinstance(value, str) else list(value) for key, value in answers.items()
+    }
+    steps: list[Step] = []
+    reply: Answer | None = None
+    while True:
+        try:
+            step = script.send(reply)
+        except StopIteration as stop:
+            return steps, stop.value
+        if isinstance(step, Phase) and step.id == stop_before:
+            return steps, None
+        steps.append(step)
+        if isinstance(step, Phase) and step.id == f"n{NIGHT_LIMIT}":
+            return steps, None
+        prompt = step.prompt if isinstance(step, Ask | Timer) else None
+        queue = queues.get(prompt.id, []) if prompt is not None else []
+        reply = None if prompt is None else prompt.accept(queue.pop(0)) if queue else prompt.default
+
+
+def scripted(answers: Mapping[str, str | list[str]]) -> Choose:
+    """Attempts from a fixed table of prompt ids, as a scenario file gives them."""
+
+    def choose(prompt: Prompt) -> list[str]:
+        given = answers.get(prompt.id, [])
+        return [given] if isinstance(given, str) else list(given)
+
+    return choose
+
+
+def wrong_inputs(prompt: Prompt) -> list[str]:
+    """Texts a prompt must refuse: garbage, seats off the table, kinds it does not take."""
+    kinds = {"none": "none", "abstain": "abstain", "yes/no": "yes", "destroy": "destroy"}
+    texts = ["", "seven", "²", "-1", "99", str(prompt.seat_count + 1), "1 x"]
+    texts += [word for kind, word in kinds.items() if kind not in prompt.accepts]
+    if "center" not in prompt.accepts:
+        texts.append("center 1 2")
+    return [text for text in texts if text not in prompt.options]
+
+
+def random_attempts(rng: random.Random, players: int, *, legal: float, silent: float) -> Choose:
+    """Up to three attempts a prompt: its legal options (with probability ``legal``),
+    else garbage, any seat (dead or one's own) or a wrong kind; none at all with
+    probability ``silent`` (the window or the speech expires)."""
+
+    def choose(prompt: Prompt) -> list[str]:
+        if rng.random() < silent:
+            return []
+        texts = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            if prompt.options and rng.random() < legal:
+                texts.append(rng.choice(prompt.options))
+            elif rng.random() < 0.5:
+                seat = str(rng.randint(1, players))
+                texts.append(" ".join([seat] * prompt.entries))
+            else:
+                texts.append(rng.choice(GARBAGE))
+        return texts
+
+    return choose
+
+
+def random_bursts(rng: random.Random, players: int, chance: float) -> Choose:
+    """Now and then somebody tries to interrupt a speech: a real option or any seat."""
+
+    def interject(prompt: Prompt) -> list[str]:
+        if rng.random() >= chance:
+            return []
+        speaker = prompt.speaker if prompt.speaker is not None else 1
+        fake = f"{rng.randint(1, players)} {speaker}"
+        return [rng.choice((*prompt.options, fake))]
+
+    return interject
+
+
+class Replay:
+    """The attempts another table made, prompt by prompt, in the same order."""
+
+    def __init__(self, tried: Mapping[tuple[str, int], list[str]]) -> None:
+        self.tried = tried
+        self._asked: Counter[str] = Counter()
+
+    def __call__(self, prompt: Prompt) -> list[str]:
+        key = (prompt.id, self._asked[prompt.id])
+        self._asked[prompt.id] += 1
+        return list(self.tried.get(key, []))
+
+
+def permuted(deal: Deal, keep: set[Seat], rng: random.Random) -> Deal:
+    """The same deal with the cards of the seats outside ``keep`` shuffled among them."""
+    free = [seat for seat in range(1, deal.players + 1) if seat not in keep]
+    cards = [deal.role_of(seat) for seat in free]
+    rng.shuffle(cards)
+    seats = list(deal.seats)
+    for seat, card in zip(free, cards, strict=True):
+        seats[seat - 1] = card
+    return Deal(tuple(seats), deal.center)
+
+
+def public_trace(table: FakeTable) -> list[object]:
+    """Everything the table hears, sees and is asked between windows, in order.
+
+    Windows count by name and length only; inside them only the public cues are
+    heard. The closing announcement counts without its cards.
+    """
+    trace: list[object] = []
+    closing = table.closing_start()
+    in_window = False
+    for index, step in enumerate(table.steps):
+        match step:
+            case Phase(id=phase):
+                trace.append(("phase", phase))
+            case Say(key=key, params=params) if index >= closing:
+                trace.append(("closing", key, without_roles(params)))
+            case Say(key=key, params=params):
+                trace.append(("say", key, table.catalog.text(key, params)))
+            case Wake():
+                in_window = True
+                trace.append(("window", step.window, step.seconds, step.cue_every))
+            case Sleep():
+                in_window = False
+                trace.append(("sleep",))
+            case Ask(prompt=prompt) if not in_window and not prompt.blind:
+                trace.append(("ask", prompt.id, prompt.seats, prompt.options))
+            case Ask(prompt=prompt) if not in_window:  # blind: who may answer is hidden
+                trace.append(("ask", prompt.id))
+            case DealCard(seat=seat):
+                trace.append(("deal", seat))
+            case Timer():
+                asked = step.prompt.id if step.prompt is not None else None  # blind or not
+                burst = step.interrupt.id if step.interrupt is not None else None
+                trace.append(("timer", step.id, step.seconds, step.seat, asked, burst))
+            case Eliminate(seat=seat, phase=phase, cause=cause, shown_role=shown):
+                trace.append(("out", seat, phase, cause, shown))
+    outcome = table.outcome
+    if outcome is not None:
+        trace.append(("end", outcome.winner, outcome.ended_at, outcome.sheriff))
+    return trace
+
+
+def without_roles(params: Mapping[str, object]) -> dict[str, object]:
+    return {name: value for name, value in params.items() if not isinstance(value, RoleName)}
+
+
+def seats_named(say: Say) -> set[Seat]:
+    """The players a line names through its parameters."""
+    named: set[Seat] = set()
+    for name, value in say.params.items():
+        if name in SEAT_PARAMS:
+            named |= {value} if isinstance(value, int) else set(value)  # type: ignore[arg-type]
+    return named
+
+
+def departing(table: FakeTable, index: int) -> set[Seat]:
+    """The seats that leave right after ``steps[index]``, before anything but a line."""
+    seats: set[Seat] = set()
+    for step in table.steps[index + 1 :]:
+        if isinstance(step, Eliminate):
+            seats.add(step.seat)
+        elif not isinstance(step, Say):
+            break
+    return seats
+
+
+# --- the real terminal (test_*_e2e.py) -------------------------------------------------------
+
+CLEAR_SCROLLBACK = "\x1b[3J"
+
+
+def spawn_play(game: str, tmp_path: Path, *args: str, width: int = 200) -> pexpect.spawn:
+    """``narrator play GAME --text`` in a real pseudo-terminal, its record in ``tmp_path``."""
+    command = ["-m", "narrator.cli", "play", game, "--text", "--record-dir", str(tmp_path)]
+    return pexpect.spawn(
+        sys.executable, [*command, *args], encoding="utf-8", timeout=30, dimensions=(50, width)
+    )
+
+
+def options(**values: object) -> list[str]:
+    """``-o name=value`` for each rule switch."""
+    return [arg for name, value in values.items() for arg in ("-o", f"{name}={value}")]
+
+
+def deal_cards(child: pexpect.spawn, players: int, call: str, card_word: str) -> dict[int, str]:
+    """Each seat is called (``call``: a pattern up to the Enter hint, with ``{seat}``),
+    presses Enter, reads its card and presses Enter again."""
+    cards: dict[int, str] = {}
+    for seat in range(1, players + 1):
+        child.expect(call.format(seat=seat))
+        child.send("\r")
+        child.expect(rf"{card_word}: (.+?) <<<")
+        cards[seat] = child.match.group(1)
+        child.send("\r")
+        child.expect(re.escape(CLEAR_SCROLLBACK))  # the card is wiped with the scroll-back
+    return cards
+
+
+def stop_game(child: pexpect.spawn, question: str) -> None:
+    """Ctrl-C, confirmed with «y»: the game stops with exit code 130."""
+    child.send("\x03")
+    child.expect(question)
+    child.send("y")
+
+
+def finish(child: pexpect.spawn, exit_status: int) -> None:
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == exit_status
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+
+
+def record_in(tmp_path: Path, game: str) -> list[dict[str, Any]]:
+    (path,) = tmp_path.glob(f"*{game}.jsonl")
+    return read_record(path)
+
+
+def events(record: list[dict[str, Any]], kind: str, *keys: str) -> list[Any]:
+    """The ``keys`` of every event of one kind: a tuple each, or the value of one key."""
+    rows = [tuple(e[key] for key in keys) for e in record if e["event"] == kind]
+    return [row[0] for row in rows] if len(keys) == 1 else rows
+
+
+# --- fakes around the real table loop (host/table.py) ------------------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.t += max(seconds, 0.0)
+
+
+class RecordingScreen:
+    """A fake screen that keeps its lines."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def said(self, text: str) -> None:
+        self.lines.append(text)
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def live(self, view: Live | None) -> None:
+        if view is not None and view.reason:  # a refusal is shown in the live area
+            self.lines.append(f"refused: {view.reason}")
+
+    def secret(self, text: str) -> None:
+        pass
+
+    def clear(self) -> None:
+        pass
+
+    def table(self, view: PublicView, speaker: int | None) -> None:
+        pass
+
+    def end(self, title: str, lines: list[str]) -> None:
+        pass
+
+
+class SilentVoice:
+    def say(self, key: str, text: str) -> None:
+        pass

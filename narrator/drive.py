@@ -7,7 +7,6 @@ with a screen, a keypad and a voice.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 
 from narrator.record import GameRecord
@@ -26,6 +25,8 @@ from narrator.rules.core import (
     Step,
     Timer,
     Wake,
+    phase_kind,
+    phase_number,
 )
 from narrator.rules.errors import NarratorError
 from narrator.voice.catalog import Catalog
@@ -35,8 +36,8 @@ ALREADY_ANSWERED = "already answered"
 
 
 def is_last_night(phase: str) -> bool:
-    match = re.fullmatch(r"n(\d+)", phase)
-    return match is not None and int(match.group(1)) >= NIGHT_LIMIT
+    number = phase_number(phase)
+    return phase_kind(phase) == "night" and number is not None and number >= NIGHT_LIMIT
 
 
 class Driver(ABC):

@@ -9,14 +9,10 @@ words; then the test stops the game with Ctrl-C and checks the record.
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from pathlib import Path
 
-import pexpect
+from tests.harness import deal_cards, events, finish, options, read_record, spawn_play, stop_game
 
-CLEAR_SCROLLBACK = "\x1b[3J"
 ROLE_NAMES = {
     "Оборотень": "werewolf",
     "Провидец": "seer",
@@ -41,37 +37,17 @@ TIMINGS = {
 
 
 def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> None:
-    command = [
-        "-m",
-        "narrator.cli",
-        "play",
+    child = spawn_play(
         "alliance",
-        "--players",
-        "12",
-        "--text",
-        "--seed",
-        "7",
-        "--record-dir",
-        str(tmp_path),
-        "--answer-time",
-        "20",
-    ]
-    for name, seconds in TIMINGS.items():
-        command += ["-o", f"{name}={seconds}"]
-    child = pexpect.spawn(
-        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 220)
+        tmp_path,
+        *("--players", "12", "--seed", "7", "--answer-time", "20"),
+        *options(**TIMINGS),
+        width=220,
     )
-
     child.expect("Раздаю карты")
-    roles: dict[int, str] = {}
-    for seat in range(1, 13):
-        child.expect(rf"Игрок номер {seat}, откройте глаза и посмотрите свою карту\.")
-        child.expect("Enter")
-        child.send("\r")
-        child.expect(r"Ваша карта: (.+?) <<<")
-        roles[seat] = ROLE_NAMES[child.match.group(1)]
-        child.send("\r")
-        child.expect(re.escape(CLEAR_SCROLLBACK))
+    call = r"Игрок номер {seat}, откройте глаза и посмотрите свою карту\.[\s\S]*?Enter"
+    cards = deal_cards(child, 12, call, "Ваша карта")
+    roles = {seat: ROLE_NAMES[card] for seat, card in cards.items()}
     child.expect("Все карты розданы.")
     wolves = [s for s, r in roles.items() if r == "werewolf"]
     villagers = [s for s, r in roles.items() if r == "villager"]
@@ -121,7 +97,9 @@ def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> Non
     assert sorted(order) == candidates
     child.expect(rf"Слово кандидату, игроку номер {order[0]}\.")
     child.expect("Речь кандидата")
-    child.send(f"*{liar}\r")  # a villager pretends to explode
+    child.send(f"*{liar}\r")  # a villager claims to explode: said aloud, not yet judged
+    child.expect(rf"Игрок номер {liar} заявляет самоподрыв")
+    child.send("\r")  # he confirms it himself, so the refusal tells only what he chose to
     child.expect(rf"игрок номер {liar} не может совершить самоподрыв")
     child.send("\r")  # «Спасибо»: the speech ends early
     child.expect(rf"Слово кандидату, игроку номер {order[1]}\.")
@@ -145,21 +123,15 @@ def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> Non
     child.expect(rf"Последние слова игрока номер {victim}\.")
     child.send("\r")
     child.expect(r"Шериф, выберите, с кого начинаются выступления\.")
-    child.send("\x03")
-    child.expect("Прервать игру")
-    child.send("y")
+    stop_game(child, "Прервать игру")
     child.expect(r"Протокол игры: (\S+)")
-    record = Path(child.match.group(1))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
+    record = read_record(Path(child.match.group(1)))
+    finish(child, 130)
 
-    events = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
-    assert events[0]["event"] == "start" and events[0]["game"] == "alliance"
-    assert events[-1]["event"] == "aborted" and events[-1]["phase"] == "d1"
-    gone = [(e["seat"], e["phase"], e["cause"]) for e in events if e["event"] == "eliminated"]
-    assert gone == [(victim, "n1", "wolves")]
-    secrets = [(e["prompt"], e["to"], e["shown"]) for e in events if e["event"] == "secret"]
+    assert record[0]["event"] == "start" and record[0]["game"] == "alliance"
+    assert record[-1]["event"] == "aborted" and record[-1]["phase"] == "d1"
+    assert events(record, "eliminated", "seat", "phase", "cause") == [(victim, "n1", "wolves")]
+    secrets = events(record, "secret", "prompt", "to", "shown")
     witch = next(s for s, r in roles.items() if r == "witch")
     seer = next(s for s, r in roles.items() if r == "seer")
     hunter = next(s for s, r in roles.items() if r == "hunter")
@@ -168,20 +140,17 @@ def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> Non
         ("n1.seer", [seer], "werewolf"),
         ("n1.hunter", [hunter], "can_shoot"),
     ]
-    windows = [(e["prompt"], e["seconds"]) for e in events if e["event"] == "window"]
-    assert windows == [
+    assert events(record, "window", "prompt", "seconds") == [
         ("n1.guard", 3),
         ("n1.wolves", 3),
         ("n1.witch_save", 4),
         ("n1.seer", 3),
         ("n1.hunter", 1),
     ]
-    rejected = [
-        (e["prompt"], e["input"]) for e in events if e["event"] == "answer" and not e["accepted"]
-    ]
-    assert rejected == [
+    answers = events(record, "answer", "prompt", "input", "accepted")
+    assert [(prompt, text) for prompt, text, accepted in answers if not accepted] == [
         ("d1.election.explode", f"{liar} {order[0]}"),
         (f"d1.sheriff_vote.{voters[0]}", str(liar)),
     ]
-    said = [e["key"] for e in events if e["event"] == "say"]
+    said = events(record, "say", "key")
     assert said.index("alliance.sheriff_elected") < said.index("alliance.night_death")

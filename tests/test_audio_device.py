@@ -22,11 +22,12 @@ from narrator.host.demo import DemoKeys
 from narrator.host.table import TableDriver
 from narrator.host.terminal import RealClock
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Wake
+from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Tag, Wake
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import DeviceOutput
 from narrator.voice.catalog import load_catalog
+from tests.harness import RecordingScreen
 
 WINDOW_S = 1.5
 
@@ -35,37 +36,12 @@ def short_night() -> Script:
     yield Phase("n1")
     yield Say("onenight.night")
     yield Say("onenight.hi_wake")
-    yield Wake("n1.high_inquisitor", WINDOW_S, ())
+    yield Wake(Tag("n1", "high_inquisitor"), WINDOW_S, ())
     yield Sleep()
     yield Say("onenight.hi_sleep")
     yield Phase("d1")
     yield Say("onenight.morning", dawn=True)
     return Outcome(None, "d1")
-
-
-class QuietScreen:
-    """A screen nobody looks at (the test listens instead)."""
-
-    def said(self, text: str) -> None:
-        pass
-
-    def line(self, text: str) -> None:
-        pass
-
-    def live(self, view: object) -> None:
-        pass
-
-    def secret(self, text: str) -> None:
-        pass
-
-    def clear(self) -> None:
-        pass
-
-    def table(self, view: object, speaker: int | None) -> None:
-        pass
-
-    def end(self, title: str, lines: list[str]) -> None:
-        pass
 
 
 class Recorder:
@@ -127,7 +103,7 @@ def test_a_night_through_the_sound_card(pulse_audio: dict[str, str], speech: Any
         catalog,
         GameRecord(),
         voice=voice,
-        screen=QuietScreen(),
+        screen=RecordingScreen(),  # a fake screen nobody looks at: the test listens
         keys=DemoKeys(random.Random(1), clock),
         clock=clock,
         answer_s=5,

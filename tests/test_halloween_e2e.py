@@ -7,56 +7,31 @@ partner, a voter names himself) and votes the vampires out one by one.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from pathlib import Path
 
 import pexpect
 
-CLEAR_SCROLLBACK = "\x1b[3J"
-SHORT = (
-    "-o",
-    "vampires_s=3",
-    "-o",
-    "witch_s=2",
-    "-o",
-    "hunter_s=2",
-    "-o",
-    "silence_s=0.5",
-    "--discussion",
-    "1",
-    "--answer-time",
-    "15",
+from tests.harness import (
+    CLEAR_SCROLLBACK,
+    deal_cards,
+    events,
+    finish,
+    options,
+    record_in,
+    spawn_play,
+    stop_game,
 )
+
+SHORT = (
+    *options(vampires_s=3, witch_s=2, hunter_s=2, silence_s=0.5),
+    *("--discussion", "1", "--answer-time", "15"),
+)
+CALL = r"{seat}: [^\n]*Enter"
 
 
 def spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
-    command = [
-        "-m",
-        "narrator.cli",
-        "play",
-        "halloween",
-        "--text",
-        "--record-dir",
-        str(tmp_path),
-        *args,
-    ]
-    return pexpect.spawn(
-        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
-    )
-
-
-def deal_cards(child: pexpect.spawn, players: int, card_word: str) -> dict[int, str]:
-    cards: dict[int, str] = {}
-    for seat in range(1, players + 1):
-        child.expect(rf"{seat}: [^\n]*Enter")
-        child.send("\r")
-        child.expect(rf"{card_word}: (.+?) <<<")
-        cards[seat] = child.match.group(1)
-        child.send("\r")
-        child.expect(re.escape(CLEAR_SCROLLBACK))
-    return cards
+    return spawn_play("halloween", tmp_path, *args, *SHORT)
 
 
 def vote(child: pexpect.spawn, label: str, choose: dict[int, str], voters: int) -> None:
@@ -68,17 +43,12 @@ def vote(child: pexpect.spawn, label: str, choose: dict[int, str], voters: int) 
         child.expect("Принято")
 
 
-def records(tmp_path: Path) -> list[dict[str, object]]:
-    (path,) = tmp_path.glob("*halloween.jsonl")
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-
-
 def test_full_game_in_russian(tmp_path: Path) -> None:
     players = 7
-    child = spawn(tmp_path, "--players", str(players), "--seed", "2", *SHORT)
+    child = spawn(tmp_path, "--players", str(players), "--seed", "2")
     child.expect("Играем всемером: два вампира, ведьма, охотник и три мирных жителя.")
     child.expect("Партия длится не больше шести циклов")
-    cards = deal_cards(child, players, "Ваша карта")
+    cards = deal_cards(child, players, CALL, "Ваша карта")
     first, second = (s for s, c in cards.items() if c == "Вампир")
     witch = next(s for s, c in cards.items() if c == "Ведьма")
     hunter = next(s for s, c in cards.items() if c == "Охотник")
@@ -147,28 +117,29 @@ def test_full_game_in_russian(tmp_path: Path) -> None:
     child.expect("» Вампиров не осталось — победа мирных!")
     child.expect("» Все открывают карты.")
     child.expect("Итог: Победили мирные жители")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    finish(child, 0)
 
-    events = records(tmp_path)
-    end = events[-1]
-    assert end["event"] == "end"
-    assert (end["winner"], end["ended_at"]) == ("villagers", "d2")
-    windows = [(e["prompt"], e["seconds"]) for e in events if e["event"] == "window"]
+    record = record_in(tmp_path, "halloween")
+    end = record[-1]
+    assert (end["event"], end["winner"], end["ended_at"]) == ("end", "villagers", "d2")
     night = [("vampires", 3), ("witch", 2), ("hunter", 2)]
-    assert windows == [(f"n{k}.{role}", s) for k in (1, 2) for role, s in night]
-    eliminated = [(e["seat"], e["phase"], e["cause"]) for e in events if e["event"] == "eliminated"]
-    assert eliminated == [(first, "d1", "voted"), (second, "d2", "voted")]
-    refused = [e["prompt"] for e in events if e["event"] == "answer" and not e["accepted"]]
+    assert events(record, "window", "prompt", "seconds") == [
+        (f"n{k}.{role}", s) for k in (1, 2) for role, s in night
+    ]
+    assert events(record, "eliminated", "seat", "phase", "cause") == [
+        (first, "d1", "voted"),
+        (second, "d2", "voted"),
+    ]
+    answers = events(record, "answer", "prompt", "accepted")
+    refused = [prompt for prompt, accepted in answers if not accepted]
     assert refused == ["n1.vampires", "n1.hunter", "d1.vote.1", "n2.witch"]
 
 
 def test_english_day_vote_then_ctrl_c(tmp_path: Path) -> None:
     players = 8
-    child = spawn(tmp_path, "--players", str(players), "--seed", "9", "--lang", "en", *SHORT)
+    child = spawn(tmp_path, "--players", str(players), "--seed", "9", "--lang", "en")
     child.expect("Eight players: two vampires, the witch, the hunter and four villagers.")
-    deal_cards(child, players, "Your card")
+    deal_cards(child, players, CALL, "Your card")
     child.expect("» The village closes its eyes. No peeking until my signal.")
     child.expect("» The vampires wake up, recognise each other and choose one target.")
     child.expect("» The hunter falls asleep.")
@@ -181,16 +152,14 @@ def test_english_day_vote_then_ctrl_c(tmp_path: Path) -> None:
     child.send("0\r")
     child.expect("abstain — Accepted")
     child.expect("Vote of player number 2:")
-    child.send("\x03")
-    child.expect("Stop the game?")
-    child.send("y")
+    stop_game(child, "Stop the game?")
     child.expect("Game stopped.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
-    events = records(tmp_path)
-    assert (events[-1]["event"], events[-1]["phase"]) == ("aborted", "d1")
-    windows = [e["prompt"] for e in events if e["event"] == "window"]
-    assert windows == ["n1.vampires", "n1.witch", "n1.hunter"]
-    votes = [e for e in events if e["event"] == "answer" and e["prompt"] == "d1.vote.1"]
-    assert [(v["input"], v["accepted"]) for v in votes] == [("1", False), ("abstain", True)]
+    finish(child, 130)
+    record = record_in(tmp_path, "halloween")
+    assert (record[-1]["event"], record[-1]["phase"]) == ("aborted", "d1")
+    assert events(record, "window", "prompt") == ["n1.vampires", "n1.witch", "n1.hunter"]
+    votes = events(record, "answer", "prompt", "input", "accepted")
+    assert [(text, ok) for prompt, text, ok in votes if prompt == "d1.vote.1"] == [
+        ("1", False),
+        ("abstain", True),
+    ]

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import queue
 
-from narrator.listen.keys import CONFIRM_S, ENTER, VoiceKeys
+from narrator.listen.keys import CONFIRM_S, VoiceKeys
 from narrator.listen.listener import Notice, Utterance
-from narrator.listen.words import RUSSIAN
+from narrator.listen.words import lexicon_for
+from narrator.ports import ENTER, Attempt
+from narrator.rules.core import Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 
 
@@ -72,16 +74,24 @@ def table() -> tuple[VoiceKeys, FakeListener, FakeKeypad, FakeVoice, FakeClock]:
     return keys, listener, keypad, voice, clock
 
 
+RUSSIAN = lexicon_for("ru")
+
+
+def as_keys(key: str | Attempt) -> str:
+    """What the table gets, written as keys: an attempt as its answer text and ENTER."""
+    return key.text + ENTER if isinstance(key, Attempt) else key
+
+
 def typed(keys: VoiceKeys) -> str:
     out = ""
     while (key := keys.read(0)) is not None:
-        out += key
-    return out.replace("\x7f", "")
+        out += as_keys(key)
+    return out
 
 
 def test_a_heard_count_is_read_back_then_typed_when_nobody_corrects_it() -> None:
     keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt("d1.vote.4", 10))
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
     listener.hear("пять")
     assert typed(keys) == ""  # held for the correction window
     assert voice.said == ["Слышу: пять."]
@@ -91,7 +101,7 @@ def test_a_heard_count_is_read_back_then_typed_when_nobody_corrects_it() -> None
 
 def test_a_correction_in_the_window_replaces_the_heard_answer() -> None:
     keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt("d1.vote.4", 10))
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
     listener.hear("пять")
     assert typed(keys) == ""
     clock.now += CONFIRM_S / 2
@@ -104,7 +114,7 @@ def test_a_correction_in_the_window_replaces_the_heard_answer() -> None:
 
 def test_the_keypad_overrules_a_read_back_answer() -> None:
     keys, listener, keypad, _, clock = table()
-    keys.expect(count_prompt("d1.vote.4", 10))
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
     listener.hear("пять")
     assert typed(keys) == ""
     keypad.keys = ["7", ENTER]
@@ -115,17 +125,17 @@ def test_the_keypad_overrules_a_read_back_answer() -> None:
 
 def test_a_new_prompt_drops_what_was_heard_for_the_old_one() -> None:
     keys, listener, _, _, clock = table()
-    keys.expect(count_prompt("d1.vote.4", 10))
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
     listener.hear("пять")
     assert typed(keys) == ""
-    keys.expect(count_prompt("d1.vote.9", 5))
+    keys.expect(count_prompt(Tag("d1", "vote", 9), 5))
     clock.now += CONFIRM_S * 2
     assert typed(keys) == ""
 
 
 def test_a_nomination_is_typed_at_once_the_host_confirms_it() -> None:
     keys, listener, _, voice, _ = table()
-    keys.expect(_seat_prompt("d1.nominate.1", 1, tuple(range(1, 11))))
+    keys.expect(_seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate"))
     listener.hear("я выставляю игрока номер семь")
     assert typed(keys) == "7" + ENTER
     assert voice.said == []
@@ -133,7 +143,7 @@ def test_a_nomination_is_typed_at_once_the_host_confirms_it() -> None:
 
 def test_unclear_speech_is_asked_again_aloud_and_types_nothing() -> None:
     keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt("d1.vote.4", 10))
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
     listener.hear("пять шесть")
     clock.now += CONFIRM_S * 2
     assert typed(keys) == ""

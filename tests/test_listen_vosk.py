@@ -23,15 +23,17 @@ from pathlib import Path
 
 import pytest
 
-from narrator.listen.keys import ENTER, VoiceKeys, open_voice_keys
+from narrator.listen.keys import VoiceKeys, open_voice_keys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource, Microphone, read_wav, resample, to_pcm
 from narrator.listen.models import KNOWN, default_models_dir, find_model
 from narrator.listen.vosk_asr import RATE, ModelLoader, SpeechModel, model_problem
-from narrator.listen.words import KOREAN, RUSSIAN, Lexicon, grammar, interpret, lexicon_for
-from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Timer
+from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
+from narrator.ports import ENTER
+from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Tag, Timer
 from narrator.rules.errors import ConfigError
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
+from tests.test_listen_readback import as_keys
 
 
 def korean_model_path() -> Path:
@@ -64,7 +66,7 @@ def korean() -> SpeechModel:
 
 
 def hands(most: int = 9) -> Prompt:
-    return count_prompt("d1.vote.4", most)
+    return count_prompt(Tag("d1", "vote", 4), most)
 
 
 class Keypad:
@@ -94,6 +96,9 @@ class Screen:
         return lambda *args, **kwargs: None  # the rest of the Screen port: nothing to see
 
 
+KOREAN, RUSSIAN = lexicon_for("ko"), lexicon_for("ru")
+
+
 def typed(keys: VoiceKeys, seconds: float) -> str:
     """Everything typed for the table until an ENTER, or until ``seconds`` pass."""
     out = ""
@@ -102,10 +107,10 @@ def typed(keys: VoiceKeys, seconds: float) -> str:
         key = keys.read(0.1)
         if key is None:
             continue
-        out += key
-        if key == ENTER:
+        out += as_keys(key)
+        if out.endswith(ENTER):
             break
-    return out.replace("\x7f", "")
+    return out
 
 
 def wait_until(condition: Callable[[], bool], seconds: float) -> None:
@@ -236,7 +241,7 @@ def test_nothing_is_heard_while_the_narrator_speaks(korean: SpeechModel) -> None
 
 
 def test_night_prompts_are_never_heard(korean: SpeechModel) -> None:
-    night = _seat_prompt("n1.don", 1, tuple(range(1, 11)))
+    night = _seat_prompt(Tag("n1", "don"), 1, tuple(range(1, 11)))
     keys, _, _ = voice_keys(korean, silence(0.3) + speech("여덟") + silence(1.0))
     keys.expect(night)
     keys.start()
@@ -302,7 +307,7 @@ def play_into_microphone(pcm: bytes, env: dict[str, str], folder: Path) -> None:
 def day_vote(answers: list[object]) -> Script:
     yield Phase("d1")
     yield Say("sport.day_one", dawn=True)  # the day begins: «спасибо» may be heard
-    answer = yield Timer("d1.speech.3", 20.0, 3, ())
+    answer = yield Timer(Tag("d1", "speech", 3), 20.0, 3, ())
     answers.append(answer)
     answer = yield from ask_hands()
     answers.append(answer)
@@ -411,7 +416,7 @@ def test_the_downloaded_model_hears_numbers(lang: str) -> None:
         text = recognise_with(model, lexicon, pcm, grammar(prompt, lexicon))
         right += interpret(text or "", prompt, lexicon).answer == str(n)
     assert right >= 10
-    nominate = _seat_prompt("d1.nominate.1", 1, tuple(range(1, 11)))
+    nominate = _seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
     phrase = "я выставляю игрока номер семь" if lang == "ru" else "i nominate player number seven"
     pcm = silence(0.4) + speech(phrase, voice, 150) + silence(0.8)
     text = recognise_with(model, lexicon, pcm, grammar(nominate, lexicon))

@@ -5,9 +5,6 @@ from __future__ import annotations
 import pytest
 
 from narrator.listen.words import (
-    ENGLISH,
-    KOREAN,
-    RUSSIAN,
     UNKNOWN,
     grammar,
     interpret,
@@ -15,20 +12,25 @@ from narrator.listen.words import (
     lexicon_for,
 )
 from narrator.rules.answers import AnswerKind, Nobody
-from narrator.rules.core import Prompt
+from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
 from narrator.rules.onenight import OneNightSwitches, vote_prompt
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 from narrator.voice.numbers import english, russian
 
+RUSSIAN, ENGLISH, KOREAN = (lexicon_for(lang) for lang in ("ru", "en", "ko"))
+
 
 def nominate(speaker: int = 1, living: tuple[int, ...] = tuple(range(1, 11))) -> Prompt:
-    return _seat_prompt(f"d1.nominate.{speaker}", speaker, living)
+    return _seat_prompt(Tag("d1", "nominate", speaker), speaker, living, mark="nominate")
 
 
-def prompt(accepts: set[AnswerKind], options: tuple[str, ...], pid: str = "d2.vote.3") -> Prompt:
+VOTE_3 = Tag("d2", "vote", 3)
+
+
+def prompt(accepts: set[AnswerKind], options: tuple[str, ...], tag: Tag = VOTE_3) -> Prompt:
     return Prompt(
-        id=pid,
+        tag=tag,
         seats=(3,),
         accepts=frozenset(accepts),
         seat_count=10,
@@ -39,7 +41,7 @@ def prompt(accepts: set[AnswerKind], options: tuple[str, ...], pid: str = "d2.vo
 
 
 HALLOWEEN_VOTE = prompt({AnswerKind.SEAT, AnswerKind.ABSTAIN}, ("1", "2", "4", "abstain"))
-YES_NO = prompt({AnswerKind.YES_NO}, ("yes", "no"), "d1.badge_yes")
+YES_NO = prompt({AnswerKind.YES_NO}, ("yes", "no"), Tag("d1", "badge_yes"))
 
 
 def answer(text: str, p: Prompt | None, lang: str = "ru", armed: bool = False) -> str | None:
@@ -57,7 +59,9 @@ def test_the_lexicons_spell_numbers_like_the_narrator() -> None:
 
 @pytest.mark.parametrize("n", range(1, 11))
 def test_a_seat_number_alone_is_a_vote(n: int) -> None:
-    vote = count_prompt("d1.vote.4", 9) if n <= 9 else count_prompt("d1.vote.4", 10)
+    vote = (
+        count_prompt(Tag("d1", "vote", 4), 9) if n <= 9 else count_prompt(Tag("d1", "vote", 4), 10)
+    )
     assert answer(russian(n), vote) == str(n)
     assert answer(english(n), vote, "en") == str(n)
     onenight = vote_prompt(voter=11 if n != 11 else 1, players=12, sw=OneNightSwitches())
@@ -65,7 +69,7 @@ def test_a_seat_number_alone_is_a_vote(n: int) -> None:
 
 
 def test_hand_counts_take_zero_and_nobody() -> None:
-    hands = count_prompt("d1.vote.4", 9)
+    hands = count_prompt(Tag("d1", "vote", 4), 9)
     assert answer("ноль", hands) == "0"
     assert answer("никто", hands) == "0"
     assert answer("nobody", hands, "en") == "0"
@@ -126,7 +130,7 @@ def test_yes_and_no() -> None:
 
 
 def test_za_is_a_filler_where_no_yes_no_is_asked() -> None:
-    hands = count_prompt("d1.vote.4", 9)
+    hands = count_prompt(Tag("d1", "vote", 4), 9)
     assert answer("голосую за пять", hands) == "5"
     assert answer("i vote for five", hands, "en") == "5"
 
@@ -136,14 +140,14 @@ def test_thanks_ends_a_speech_and_repeat_asks_again() -> None:
     assert heard.end and heard.answer is None and not heard.unclear
     assert interpret("thank you", None, ENGLISH).end
     assert interpret("повторите", None, RUSSIAN).repeat
-    assert interpret("repeat", count_prompt("d1.vote.1", 9), ENGLISH).repeat
+    assert interpret("repeat", count_prompt(Tag("d1", "vote", 1), 9), ENGLISH).repeat
     both = interpret("выставляю семь спасибо", nominate(), RUSSIAN)
     assert both.answer == "7" and both.end
     assert not interpret("семь", None, RUSSIAN).end
 
 
 def test_unclear_speech_types_nothing() -> None:
-    hands = count_prompt("d1.vote.4", 9)
+    hands = count_prompt(Tag("d1", "vote", 4), 9)
     two = interpret("пять шесть", hands, RUSSIAN)  # two people talking
     assert two.answer is None and two.unclear
     unknown = interpret(f"{UNKNOWN} пять", hands, RUSSIAN)
@@ -159,7 +163,7 @@ def test_numbers_outside_the_table() -> None:
 
 
 def test_case_and_yo_do_not_matter() -> None:
-    assert answer("НИКТО", count_prompt("d1.vote.1", 3)) == "0"
+    assert answer("НИКТО", count_prompt(Tag("d1", "vote", 1), 3)) == "0"
     assert interpret("Спасибо", None, RUSSIAN).end
     assert interpret("повторитё", None, RUSSIAN).repeat  # «ё» is read as «е»
 
@@ -179,7 +183,7 @@ def test_the_grammar_has_only_the_words_valid_now() -> None:
 
 
 def test_hand_count_grammar() -> None:
-    words = grammar(count_prompt("d1.vote.4", 3), ENGLISH)
+    words = grammar(count_prompt(Tag("d1", "vote", 4), 3), ENGLISH)
     assert {"zero", "one", "two", "three", "nobody"} <= set(words)
     assert "four" not in words and "i nominate" not in words
 
@@ -191,7 +195,7 @@ def test_a_speech_without_a_question_listens_for_thanks_only() -> None:
 
 
 def test_night_prompts_are_never_spoken() -> None:
-    night = prompt({AnswerKind.SEAT}, ("1",), "n1.mafia")
+    night = prompt({AnswerKind.SEAT}, ("1",), Tag("n1", "mafia"))
     assert not is_day_prompt(night)
     assert is_day_prompt(nominate())
 
@@ -204,10 +208,3 @@ def test_every_lexicon_is_complete() -> None:
             assert lexicon.message(key, text="x", answer="1", reason="r")
     with pytest.raises(ConfigError, match="languages: ru, en, ko"):
         lexicon_for("de")
-
-
-def test_the_key_codes_match_the_host() -> None:
-    from narrator.host import ports
-    from narrator.listen import keys
-
-    assert (keys.ENTER, keys.BACKSPACE) == (ports.ENTER, ports.BACKSPACE)

@@ -7,44 +7,27 @@ checks the announced winner and the game record.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from pathlib import Path
 
 import pexpect
 import pytest
 
-CLEAR_SCROLLBACK = "\x1b[3J"
+from tests.harness import (
+    CLEAR_SCROLLBACK,
+    deal_cards,
+    events,
+    finish,
+    read_record,
+    spawn_play,
+    stop_game,
+)
+
+CALL = r"{seat}: [^\n]*Enter"
 
 
 def spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
-    command = [
-        "-m",
-        "narrator.cli",
-        "play",
-        "onenight",
-        "--text",
-        "--record-dir",
-        str(tmp_path),
-        *args,
-    ]
-    child = pexpect.spawn(
-        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
-    )
-    return child
-
-
-def deal_cards(child: pexpect.spawn, players: int, card_word: str) -> dict[int, str]:
-    cards: dict[int, str] = {}
-    for seat in range(1, players + 1):
-        child.expect(rf"{seat}: [^\n]*Enter")
-        child.send("\r")
-        child.expect(rf"{card_word}: (.+?) <<<")
-        cards[seat] = child.match.group(1)
-        child.send("\r")
-        child.expect(re.escape(CLEAR_SCROLLBACK))  # the card is wiped with the scroll-back
-    return cards
+    return spawn_play("onenight", tmp_path, *args)
 
 
 def test_full_game_in_english(tmp_path: Path) -> None:
@@ -56,17 +39,17 @@ def test_full_game_in_english(tmp_path: Path) -> None:
         "--lang",
         "en",
         "--seed",
-        "11",
+        "1",
         "--window",
         "3",
         "--discussion",
         "2",
     )
     child.expect("Dealing the cards")
-    cards = deal_cards(child, players, "Your card")
+    cards = deal_cards(child, players, CALL, "Your card")
     wolves = [s for s, c in cards.items() if c == "Werewolf"]
     inquisitor = next((s for s, c in cards.items() if c == "High Inquisitor"), None)
-    assert wolves and inquisitor is not None, "seed 11 deals the inquisitor and a werewolf"
+    assert wolves and inquisitor is not None, "seed 1 deals the inquisitor and a werewolf"
 
     child.expect("The High Inquisitor has a prophetic dream!")
     child.expect("Digits")
@@ -114,49 +97,37 @@ def test_full_game_in_english(tmp_path: Path) -> None:
         expected = "inquisition"
     child.expect("Result: The inquisition wins")
     child.expect(r"Game record: (\S+)")
-    record_path = Path(child.match.group(1))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    record = read_record(Path(child.match.group(1)))
+    finish(child, 0)
 
-    events = [json.loads(line) for line in record_path.read_text("utf-8").splitlines()]
-    assert events[0]["event"] == "start"
-    end = events[-1]
-    assert end["event"] == "end" and end["winner"] == expected
-    windows = [e for e in events if e["event"] == "window"]
-    assert [w["prompt"] for w in windows] == ["n1.high_inquisitor", "n1.werewolves", "n1.spirit"]
-    assert {w["seconds"] for w in windows} == {3.0}
-    votes = [e for e in events if e["event"] == "answer" and e["prompt"].startswith("d1.vote.")]
-    assert sum(1 for v in votes if v["accepted"]) == players
+    assert record[0]["event"] == "start"
+    assert (record[-1]["event"], record[-1]["winner"]) == ("end", expected)
+    assert events(record, "window", "prompt", "seconds") == [
+        (f"n1.{role}", 3.0) for role in ("high_inquisitor", "werewolves", "spirit")
+    ]
+    answers = events(record, "answer", "prompt", "accepted")
+    assert sum(1 for prompt, ok in answers if prompt.startswith("d1.vote.") and ok) == players
 
 
 def test_russian_game_and_ctrl_c_keeps_the_record(tmp_path: Path) -> None:
     child = spawn(tmp_path, "--players", "3", "--seed", "5", "--window", "1", "--discussion", "60")
     child.expect("Раздаю карты")
-    deal_cards(child, 3, "Ваша карта")
+    deal_cards(child, 3, CALL, "Ваша карта")
     child.expect("Наступило утро, и все проснулись")
     child.expect("Обсуждение")
     child.send("\x03")  # Ctrl-C asks first ...
     child.expect("Прервать игру")
     child.send("\r")  # ... and Enter goes on
     child.expect("Продолжаем")
-    child.send("\x03")
-    child.expect("Прервать игру")
-    child.send("y")
+    stop_game(child, "Прервать игру")
     child.expect("Игра прервана")
     child.expect(r"Протокол игры: (\S+)")
-    record_path = Path(child.match.group(1))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
-    events = [json.loads(line) for line in record_path.read_text("utf-8").splitlines()]
-    assert {k: v for k, v in events[-1].items() if k != "t"} == {"event": "aborted", "phase": "d1"}
-    assert events[-1]["t"] > 0  # seconds since the start of the game
-    assert [e["prompt"] for e in events if e["event"] == "window"] == [
-        "n1.high_inquisitor",
-        "n1.werewolves",
-        "n1.spirit",
-    ]
+    record = read_record(Path(child.match.group(1)))
+    finish(child, 130)
+    assert {k: v for k, v in record[-1].items() if k != "t"} == {"event": "aborted", "phase": "d1"}
+    assert record[-1]["t"] > 0  # seconds since the start of the game
+    windows = events(record, "window", "prompt")
+    assert windows == ["n1.high_inquisitor", "n1.werewolves", "n1.spirit"]
 
 
 @pytest.mark.parametrize(
@@ -168,8 +139,6 @@ def test_russian_game_and_ctrl_c_keeps_the_record(tmp_path: Path) -> None:
 )
 def test_bad_table_settings_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     child = spawn(tmp_path, *args)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 2
+    finish(child, 2)
     assert message in child.before
     assert "Traceback" not in child.before

@@ -8,57 +8,24 @@ the game with Ctrl-C after the morning and checks the record.
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from pathlib import Path
 
-import pexpect
+from tests.harness import deal_cards, events, finish, options, read_record, spawn_play, stop_game
 
-CLEAR_SCROLLBACK = "\x1b[3J"
 ROLE_NAMES = {"Мирный житель": "civilian", "Шериф": "sheriff", "Мафия": "mafia", "Дон": "don"}
+CALL = r"Игрок номер {seat}, возьмите карту.[\s\S]*?Enter"
 
 
 def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
-    options = [
-        "speech_s=4",
-        "last_word_s=1",
-        "defence_s=1",
-        "meeting_s=1",
-        "check_s=4",
-        "shot_call_s=0.6",
-    ]
-    command = [
-        "-m",
-        "narrator.cli",
-        "play",
-        "sport_mafia",
-        "--players",
-        "10",
-        "--text",
-        "--seed",
-        "2",
-        "--record-dir",
-        str(tmp_path),
-        "--answer-time",
-        "20",
-    ]
-    for option in options:
-        command += ["-o", option]
-    child = pexpect.spawn(
-        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
+    timings = options(
+        speech_s=4, last_word_s=1, defence_s=1, meeting_s=1, check_s=4, shot_call_s=0.6
     )
-
+    child = spawn_play(
+        "sport_mafia", tmp_path, "--players", "10", "--seed", "2", "--answer-time", "20", *timings
+    )
     child.expect("Наступает ночь")
-    roles: dict[int, str] = {}
-    for seat in range(1, 11):
-        child.expect(rf"Игрок номер {seat}, возьмите карту.")
-        child.expect("Enter")
-        child.send("\r")
-        child.expect(r"Ваша карта: (.+?) <<<")
-        roles[seat] = ROLE_NAMES[child.match.group(1)]
-        child.send("\r")
-        child.expect(re.escape(CLEAR_SCROLLBACK))
+    cards = deal_cards(child, 10, CALL, "Ваша карта")
+    roles = {seat: ROLE_NAMES[card] for seat, card in cards.items()}
     assert sorted(roles.values()).count("civilian") == 6
     black = [s for s, r in roles.items() if r in {"mafia", "don"}]
     civilians = [s for s, r in roles.items() if r == "civilian" and s not in {1, 2}]
@@ -113,61 +80,25 @@ def test_sport_mafia_day_and_night_at_the_table(tmp_path: Path) -> None:
     child.expect("Спасибо Шериф! Шериф засыпает")
     child.expect(rf"Утро у нас не доброе, нас покидает игрок номер {target}\.")
     child.expect(rf"Последнее слово игрока номер {target}\.")
-    child.send("\x03")
-    child.expect("Прервать игру")
-    child.send("y")
+    stop_game(child, "Прервать игру")
     child.expect(r"Протокол игры: (\S+)")
-    record = Path(child.match.group(1))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
+    record = read_record(Path(child.match.group(1)))
+    finish(child, 130)
 
-    events = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
-    gone = [(e["seat"], e["phase"], e["cause"]) for e in events if e["event"] == "eliminated"]
+    gone = events(record, "eliminated", "seat", "phase", "cause")
     assert gone == [(first, "d1", "voted"), (target, "n1", "shot")]
-    secrets = [(e["prompt"], e["shown"]) for e in events if e["event"] == "secret"]
+    secrets = events(record, "secret", "prompt", "shown")
     assert ("n1.don", "sheriff") in secrets and ("n1.sheriff", "mafia") in secrets
-    windows = [e["prompt"] for e in events if e["event"] == "window"]
-    assert windows == ["n0.mafia", "n1.shoot", "n1.don", "n1.sheriff"]
+    assert events(record, "window", "prompt") == ["n0.mafia", "n1.shoot", "n1.don", "n1.sheriff"]
 
 
 def test_call_shooting_with_space_on_the_called_number(tmp_path: Path) -> None:
     """`shooting = "call"`: every black player presses Space while the target is called."""
-    command = [
-        "-m",
-        "narrator.cli",
-        "play",
-        "sport_mafia",
-        "--text",
-        "--seed",
-        "2",
-        "--lang",
-        "en",
-        "--record-dir",
-        str(tmp_path),
-        "-o",
-        'shooting="call"',
-        "-o",
-        "speech_s=1",
-        "-o",
-        "meeting_s=1",
-        "-o",
-        "check_s=1",
-        "-o",
-        "shot_call_s=1",
-    ]
-    child = pexpect.spawn(
-        sys.executable, command, encoding="utf-8", timeout=30, dimensions=(50, 200)
-    )
+    timings = options(shooting='"call"', speech_s=1, meeting_s=1, check_s=1, shot_call_s=1)
+    child = spawn_play("sport_mafia", tmp_path, "--seed", "2", "--lang", "en", *timings)
     names = {"Civilian": "civilian", "Sheriff": "sheriff", "Mafia": "mafia", "Don": "don"}
-    roles: dict[int, str] = {}
-    for seat in range(1, 11):
-        child.expect(rf"Player number {seat}, take your card.")
-        child.expect("Enter")
-        child.send("\r")
-        child.expect(r"Your card: (.+?) <<<")
-        roles[seat] = names[child.match.group(1)]
-        child.send("\r")
+    call = r"Player number {seat}, take your card.[\s\S]*?Enter"
+    roles = {seat: names[card] for seat, card in deal_cards(child, 10, call, "Your card").items()}
     shooters = sum(1 for r in roles.values() if r in {"mafia", "don"})
     target = next(s for s, r in roles.items() if r == "civilian")
     child.expect("Nobody is nominated")
@@ -175,9 +106,5 @@ def test_call_shooting_with_space_on_the_called_number(tmp_path: Path) -> None:
     child.expect(rf"» {target}…")
     child.send(" " * shooters)
     child.expect(rf"This morning is not good: player number {target} leaves us\.")
-    child.send("\x03")
-    child.expect("Stop the game")
-    child.send("y")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
+    stop_game(child, "Stop the game")
+    finish(child, 130)

@@ -250,3 +250,38 @@ def test_pause_freezes_the_clock() -> None:
     assert clock.now() == frozen
     assert clock.toggle() is False
     assert clock.now() >= frozen
+
+
+async def press_p_at_night_and_by_day() -> tuple[bool, bool, TableApp]:
+    """P during the first night window, then P during the day vote."""
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config, with_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        for _ in range(3):  # the deal
+            await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text == "")
+        await until(pilot, lambda: app.live_view is not None and app.live_view.kind == "window")
+        await pilot.press("p", "r")
+        await pilot.pause(0.1)
+        paused_at_night = app.clock.paused
+        await until(pilot, asking(app, "Голос игрока номер 1"))
+        await pilot.press("p")
+        await pilot.pause(0.1)
+        paused_by_day = app.clock.paused
+        await pilot.press("p")
+        for voter in range(1, 4):
+            await until(pilot, asking(app, f"Голос игрока номер {voter}"))
+            await pilot.press(str(voter % 3 + 1), "enter")
+        await until(pilot, lambda: app.finished)
+        await pilot.press("escape")
+    return paused_at_night, paused_by_day, app
+
+
+def test_pause_and_repeat_are_inert_at_night() -> None:
+    paused_at_night, paused_by_day, app = asyncio.run(press_p_at_night_and_by_day())
+    assert not paused_at_night, "P at night stopped the clock and the knocks: audible"
+    assert paused_by_day
+    assert app.error is None

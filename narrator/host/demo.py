@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from narrator.host.ports import ENTER, Clock
+from narrator.ports import ENTER, Clock
+from narrator.rules import codec
 from narrator.rules.core import Prompt
 
 
@@ -32,9 +33,8 @@ class DemoKeys:
         if self.rng.random() < 0.15 and prompt.seats and prompt.entries == 1:
             self._queue.extend(str(prompt.seats[0]) + ENTER)  # a typo: choosing oneself
         answer = self.rng.choice(prompt.options)
-        pieces = answer.split() if prompt.entries > 1 else [answer]
-        for piece in pieces:  # several shooters type one entry each
-            self._queue.extend(_keys(piece) + ENTER)
+        for entry in codec.to_keys(answer, prompt):  # several shooters type one entry each
+            self._queue.extend(entry + ENTER)
         self._queue.append(ENTER)  # an empty Enter ends a speech («Спасибо»)
 
     def read(self, timeout: float) -> str | None:
@@ -47,12 +47,3 @@ class DemoKeys:
             self._waited += pause
             return None
         return self._queue.popleft()
-
-
-def _keys(answer: str) -> str:
-    """What a player types on the keypad for a canonical answer."""
-    if answer in {"none", "abstain"}:
-        return "0"
-    if answer.startswith("center "):
-        return "*" + answer.removeprefix("center ").replace(" ", "")
-    return answer

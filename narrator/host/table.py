@@ -14,11 +14,24 @@ from typing import Literal
 
 from narrator.drive import Driver
 from narrator.host.audio import Silence
-from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Clock, Keys, Live, Screen, Sound, Voice
+from narrator.ports import (
+    BACKSPACE,
+    ENTER,
+    INTERRUPT,
+    Attempt,
+    Clock,
+    Keys,
+    Live,
+    Screen,
+    Sound,
+    Voice,
+)
 from narrator.record import GameRecord
-from narrator.rules.answers import Answer, AnswerKind
+from narrator.rules import codec
+from narrator.rules.answers import Answer
 from narrator.rules.core import (
     DealCard,
+    Eliminate,
     Game,
     Outcome,
     Prompt,
@@ -26,8 +39,11 @@ from narrator.rules.core import (
     Seat,
     Secret,
     Show,
+    Step,
+    Tag,
     Timer,
     Wake,
+    phase_kind,
 )
 from narrator.rules.errors import NarratorError
 from narrator.voice.catalog import Catalog
@@ -37,26 +53,11 @@ _LOGGER = logging.getLogger(__name__)
 TICK = 0.1  # how often countdowns are redrawn, seconds
 TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
 DEAL_SHOW_S = 8.0  # a dealt card disappears by itself after this long
+CLAIM_S = 8.0  # a claim (a werewolf exploding) waits this long for its claimant's Enter
 
 
 class GameStopped(Exception):
     """The table confirmed that it wants to stop the game."""
-
-
-def keypad_text(typed: str, accepts: frozenset[AnswerKind]) -> str:
-    """Turn keypad input into an answer text: ``0`` nobody (or abstain), ``*13`` centre cards."""
-    text = typed.strip()
-    if AnswerKind.YES_NO in accepts and text in {"1", "0"}:
-        return "yes" if text == "1" else "no"  # a numpad answers yes/no with 1/0
-    if text == "0":
-        return (
-            "abstain"
-            if AnswerKind.ABSTAIN in accepts and AnswerKind.NOBODY not in accepts
-            else "none"
-        )
-    if text[:1] in {"*", "c", "C", "."} and text[1:].replace(" ", "").isdigit():
-        return "center " + " ".join(text[1:].replace(" ", ""))
-    return text
 
 
 @dataclass
@@ -69,10 +70,12 @@ class Entry:
     parts: list[str] = field(default_factory=list)
     reason: str = ""
     answer: Answer | None = None
-    presses: dict[int, int] = field(default_factory=dict)  # cue slot -> Space presses
+    presses: list[Seat | None] = field(default_factory=list)  # the seat called at each Space
     interrupt: Prompt | None = None  # typed as "*" + seat, e.g. a werewolf exploding
     speaker: Seat | None = None
     interrupted: Answer | None = None
+    claim: str | None = None  # an interrupt waiting for its claimant's Enter
+    claim_until: float = 0.0
 
 
 class TableDriver(Driver):
@@ -101,7 +104,9 @@ class TableDriver(Driver):
         self._window_start = 0.0
         self._window_entry: Entry | None = None
         self._cues: list[tuple[float, Say]] = []
-        self._cue_seats: list[str] = []
+        self._cue_seats: list[Seat | None] = []
+        self._ticks: list[float] = []  # when the open window ticks: from its start and length
+        self._history: list[tuple[str, Show | Eliminate]] = []
         self._last_line = ""
         self._reason = ""
         self._collecting = False
@@ -162,59 +167,131 @@ class TableDriver(Driver):
         enter_ends: bool,
         on_answer: Callable[[Answer], None] | None,
     ) -> None:
-        next_tick = TICKS_FROM
         while (left := end - self.clock.now()) > 0:
             self._say_due_cues()
-            if self._window is not None and left <= next_tick:
-                self.sound.tick()  # the last seconds of a wake window
-                next_tick = float(int(left + 0.999) - 1)
+            self._tick_due()
+            if entry is not None and entry.claim and self.clock.now() >= entry.claim_until:
+                self._unconfirmed(entry)
             while pending and left <= pending[0][0]:
                 self.carry_out(Say(pending.pop(0)[1]))
             self.screen.live(self._live(left, total, label, entry))
             key = self.keys.read(min(TICK, left))
             if key is None:
                 continue
-            if key == INTERRUPT:
+            if isinstance(key, Attempt):
+                accepted = self._given(entry, key)
+                if key.ends and enter_ends and accepted is None:
+                    break
+            elif key == INTERRUPT:
                 self._confirm_stop()
+                continue
             elif entry is None:
                 if enter_ends and key == ENTER:
                     break
+                continue
             elif entry.prompt is not None and entry.prompt.calls:
                 if key == " " and not entry.answered and self._cue_seats:
                     slot = len(self._cue_seats) - len(self._cues) - 1
-                    entry.presses[slot] = entry.presses.get(slot, 0) + 1
+                    entry.presses.append(self._cue_seats[slot] if slot >= 0 else None)
+                continue
             elif key == ENTER:
+                if entry.claim is not None and not entry.typed.strip():
+                    claim, entry.claim = entry.claim, None
+                    if self._interrupt(entry, claim):
+                        break
+                    continue
                 if not entry.typed.strip():
                     if enter_ends:
                         break
                     continue
-                if entry.interrupt is not None and entry.typed.strip().startswith("*"):
-                    if self._interrupt(entry):
+                interrupt = codec.interrupt_from_keys(entry.typed, entry.interrupt)
+                if interrupt is not None:
+                    if self._claim(entry, interrupt):
                         break
                     continue
+                typed = entry.typed.strip()
                 accepted = self._enter(entry)
-                if accepted is not None:
-                    answer = self._answer_text(accepted)
-                    self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
-                    if on_answer is not None:
-                        on_answer(accepted)
-                    if stop_on_answer:
-                        break
+                if entry.prompt is not None and entry.prompt.blind:
+                    self._noted(entry, typed, accepted, on_answer)
+                    continue
             elif key == BACKSPACE:
                 entry.typed = entry.typed[:-1]
-            elif key.isprintable():
-                entry.typed += key
-                entry.reason = ""
+                continue
+            else:
+                if key.isprintable():
+                    entry.typed += key
+                    entry.reason = ""
+                continue
+            if accepted is not None:
+                answer = codec.shown(accepted, self.t)
+                self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
+                if on_answer is not None:
+                    on_answer(accepted)
+                if stop_on_answer:
+                    break
 
-    def _answer_text(self, answer: Answer) -> str:
-        """An accepted answer as the screen shows it: words in the table's language."""
-        text = str(answer)
-        return self.t(f"answer.{text}") if f"answer.{text}" in self.catalog.lines else text
+    def _noted(
+        self,
+        entry: Entry,
+        typed: str,
+        accepted: Answer | None,
+        on_answer: Callable[[Answer], None] | None,
+    ) -> None:
+        """A blind prompt: the same neutral line for every attempt, taken or not."""
+        entry.reason = ""
+        self.screen.line(self.t("screen.noted", typed=typed))
+        if accepted is not None and on_answer is not None:
+            on_answer(accepted)
 
-    def _interrupt(self, entry: Entry) -> bool:
+    def _tick_due(self) -> None:
+        """A soft tick in each of a wake window's last seconds: a function of its start
+        and length only, never of what was typed in it (issue 17 #3)."""
+        while self._ticks and self.clock.now() >= self._ticks[0]:
+            self._ticks.pop(0)
+            self.sound.tick()
+
+    def _given(self, entry: Entry | None, given: Attempt) -> Answer | None:
+        """A whole answer from another channel (a spoken one) for the open prompt."""
+        prompt = entry.prompt if entry is not None else None
+        if entry is None or prompt is None or not given.text or given.prompt != prompt.id:
+            return None  # said for a prompt that is closed now, or only «спасибо»
+        if prompt.calls or (given.source == "voice" and not prompt.spoken):
+            return None  # the rules do not take this prompt by voice (night, calls)
+        answer = self.attempt(prompt, given.text, answered=entry.answered)
+        if answer is None:
+            entry.reason = self._reason
+            return None
+        entry.answered, entry.answer, entry.typed, entry.parts = True, answer, "", []
+        return answer
+
+    def _claim(self, entry: Entry, text: str) -> bool:
+        """An interrupt typed (``*8``): a claim said aloud, judged once confirmed.
+
+        Without a claim line the attempt is judged at once; True if accepted.
+        """
+        interrupt = entry.interrupt
+        assert interrupt is not None
+        if interrupt.claim is None:
+            return self._interrupt(entry, text)
+        entry.typed = ""
+        try:
+            claimant = codec.claimant(text, interrupt)
+        except NarratorError as error:  # not a seat number: the same for every role
+            self.rejected(interrupt, text, error)
+            entry.reason = self._reason
+            return False
+        entry.claim, entry.claim_until = text, self.clock.now() + CLAIM_S
+        self.carry_out(Say(interrupt.claim, {"seat": claimant}))
+        return False
+
+    def _unconfirmed(self, entry: Entry) -> None:
+        assert entry.interrupt is not None and entry.interrupt.claim is not None
+        entry.claim = None
+        self.carry_out(Say(f"{entry.interrupt.claim}_unconfirmed"))
+
+    def _interrupt(self, entry: Entry, text: str) -> bool:
         """``*8`` during the speech of 2 is the interrupt answer ``8 2``; True if accepted."""
         assert entry.interrupt is not None
-        text = f"{entry.typed.strip()[1:].strip()} {entry.speaker}"
         entry.typed = ""
         answer = self.attempt(entry.interrupt, text, answered=False)
         if answer is None:
@@ -230,7 +307,7 @@ class TableDriver(Driver):
         if prompt is None:
             entry.typed = ""
             return None
-        part = keypad_text(entry.typed, prompt.accepts)
+        part = codec.from_keys(entry.typed, prompt)
         entry.typed = ""
         if prompt.entries > 1 and not entry.answered:
             entry.parts.append(part)  # one shooter's entry; the answer needs them all
@@ -257,9 +334,8 @@ class TableDriver(Driver):
 
     def _label(self, prompt: Prompt, game: str) -> str:
         """The on-screen question: ``prompt.<game>.<action>`` or ``prompt.<action>``."""
-        pieces = prompt.id.split(".")
-        action = pieces[1] if len(pieces) > 1 else prompt.id
-        seat = pieces[2] if len(pieces) > 2 else ""
+        action, about = prompt.tag.action, prompt.tag.about
+        seat = "" if about is None else about
         for key in (f"prompt.{game}.{action}", f"prompt.{action}"):
             if key in self.catalog.lines:
                 return self.t(key, seat=seat)
@@ -276,7 +352,9 @@ class TableDriver(Driver):
         self._window_start = self.clock.now()
         self._window_entry = None
         self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
-        self._cue_seats = [str(cue.params.get("seat", "")) for cue in step.cues]
+        self._cue_seats = [_seat_param(cue) for cue in step.cues]
+        end = self._window_start + step.seconds
+        self._ticks = [end - k for k in range(int(TICKS_FROM), 0, -1) if step.seconds > k]
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
@@ -287,9 +365,10 @@ class TableDriver(Driver):
         """The knock bed starts with the night, before its first wake line."""
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
-        if phase.startswith("n"):
+        kind = phase_kind(phase)
+        if kind == "night":
             self.sound.night(True)
-        elif phase.startswith("d"):
+        elif kind == "day":
             self.screen.clear()  # the day starts on a clean page
 
     def dawn(self) -> None:
@@ -320,26 +399,19 @@ class TableDriver(Driver):
         return entry.answer if entry.answer is not None else self.expire(prompt)
 
     def _take_calls(self, prompt: Prompt, entry: Entry) -> None:
-        """Shots by Space on a called number: a hit needs every press in one slot (0.5)."""
-        shooters = prompt.entries
-        if not entry.presses:
-            return
-        slots = [slot for slot, count in entry.presses.items() if count]
-        if len(slots) == 1 and entry.presses[slots[0]] == shooters and slots[0] >= 0:
-            text = " ".join([self._cue_seats[slots[0]]] * shooters)
-        else:
-            text = " ".join(["none"] * shooters)
-        entry.answer = self.attempt(prompt, text, answered=False)
+        """Space presses on called numbers go to the rules, which judge the shot (0.5)."""
+        if entry.presses:
+            entry.answer = self.attempt(prompt, codec.presses(entry.presses), answered=False)
 
     def show(self, step: Show) -> None:
-        self.screen.secret(self._secret_text(step.prompt, step.secret))
+        self.screen.secret(self._secret_text(step.tag, step.secret))
 
-    def _secret_text(self, prompt_id: str, secret: Secret) -> str:
+    def _secret_text(self, tag: Tag, secret: Secret) -> str:
         if secret.kind == "roles":
             names = tuple(self.t(f"role.{r}") for r in secret.values)
             return self.t("screen.secret_roles", roles=", ".join(names))
         if secret.kind == "seats":
-            action = prompt_id.split(".")[1] if "." in prompt_id else prompt_id
+            action = tag.action
             if not secret.values:
                 alone = f"shown.{action}_alone"
                 return self.t(alone if alone in self.catalog.lines else "screen.secret_lone")
@@ -355,6 +427,7 @@ class TableDriver(Driver):
         self._run(self._window_end(), self._window.seconds, "", self._window_entry)
         self.record.add("window_end", prompt=self._window.window)
         self._window = None
+        self._ticks = []
         self._window_entry = None
         self.screen.clear()
         self.screen.line(self.t("screen.asleep"))
@@ -385,7 +458,7 @@ class TableDriver(Driver):
 
     def timer(self, step: Timer) -> Answer | None:
         """A public countdown; an empty Enter ends it early («Спасибо»)."""
-        action = step.id.split(".")[1] if "." in step.id else step.id
+        action = step.tag.action
         key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
         label = self.t(key, seat=step.seat or "")
         if self._game is not None:
@@ -408,6 +481,8 @@ class TableDriver(Driver):
             on_answer=confirm,
         )
         self.keys.expect(None)
+        if self._game is not None and step.seat is not None:
+            self.screen.table(self._game.public_view(), None)  # the speech is over
         if entry is None:
             return None
         if entry.interrupted is not None:
@@ -429,6 +504,14 @@ class TableDriver(Driver):
                 self.screen.line(self.t("screen.resumed"))
                 return
 
+    def carry_out(self, step: Step) -> Answer | None:
+        if isinstance(step, Show | Eliminate):
+            self._history.append((self.phase, step))  # for the end screen's timeline
+        answer = super().carry_out(step)
+        if isinstance(step, Eliminate) and self._game is not None:
+            self.screen.table(self._game.public_view(), None)  # announced: the ring follows
+        return answer
+
     def run(self, game: Game) -> Outcome | None:
         self.game = game.variant
         self._game = game
@@ -444,15 +527,18 @@ class TableDriver(Driver):
             self.t("reveal.seat", seat=seat, role=self.t(f"role.{role}"))
             for seat, role in sorted(outcome.reveal.items())
         ]
-        phase = ""
-        for event in self.record.events:
-            if event["event"] == "phase":
-                phase = event["id"]
-            elif event["event"] == "secret" and not event["prompt"].startswith("deal."):
-                seats = ", ".join(str(s) for s in event["to"])
-                lines.append(f"{phase} · {event['prompt']} → {seats}: {event['shown']}")
-            elif event["event"] == "eliminated":
-                cause = self.t(f"cause.{event['cause']}")
-                player = self.t("screen.player", seat=event["seat"])
-                lines.append(f"{event['phase']} · {player}: {cause}")
+        for phase, step in self._history:
+            if isinstance(step, Show):
+                seats = ", ".join(str(s) for s in step.to)
+                lines.append(f"{phase} · {step.prompt} → {seats}: {step.secret.shown}")
+            else:
+                cause = self.t(f"cause.{step.cause}")
+                player = self.t("screen.player", seat=step.seat)
+                lines.append(f"{step.phase} · {player}: {cause}")
         return lines
+
+
+def _seat_param(cue: Say) -> Seat | None:
+    """The seat a cue calls («Пять»), if it calls one."""
+    seat = cue.params.get("seat")
+    return seat if isinstance(seat, int) else None

@@ -21,7 +21,7 @@ from narrator.listen.models import (
 from narrator.listen.vosk_asr import Endpointer, SpeechModel, level_db
 from narrator.listen.words import UNKNOWN, interpret, lexicon_for
 from narrator.rules.answers import AnswerKind, CountAnswer
-from narrator.rules.core import Prompt
+from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
 
 BAR = 30
@@ -73,7 +73,7 @@ def models_list(folder: Path | None, out: TextIO) -> int:
 def _numbers_prompt(most: int = 12) -> Prompt:
     """Any number 0–12: the grammar of the microphone check."""
     return Prompt(
-        id="d0.mic_test",
+        tag=Tag("d0", "mic_test"),
         seats=(),
         accepts=frozenset({AnswerKind.COUNT}),
         seat_count=most,

@@ -1,13 +1,13 @@
-"""Spoken day answers as key presses: the keypad with a microphone beside it.
+"""Spoken day answers beside the keypad: one Keys port for both.
 
 ``VoiceKeys`` is a Keys port (``read`` / ``expect``) wrapped around the real
-keypad. The table loop stays as it is: what is heard is typed for it, as an
-answer text and ENTER («пять» → ``5⏎``), «спасибо» as an empty ENTER (which ends
-a speech), exactly as a person at the keypad would. The keypad always works
-in parallel, and unclear speech types nothing.
+keypad. What is heard reaches the table loop as an :class:`~narrator.ports.Attempt`
+(the prompt it was said for, the answer text, its source): «пять» at a vote is
+``Attempt("d1.vote.3", "5")``, «спасибо» is an attempt that ends the speech.
+The keypad always works in parallel, and unclear speech gives nothing.
 
-The microphone is open only for a day prompt (ids ``d…``; a night prompt ``n…``
-never, RULES.md 0.5) or, by day with no question open, for «спасибо» alone. It is
+The microphone is open only for a prompt the rules let be spoken (a day prompt;
+a night one never, RULES.md 0.5) or, by day with no question open, for «спасибо» alone. It is
 closed while the narrator speaks (``watch_voice``) and from the start of the
 night's knock bed until its dawn chime has rung out (``watch_sound``).
 
@@ -23,18 +23,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 from narrator.listen.listener import Listener, Notice, Utterance
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
+from narrator.ports import Attempt, Keys, Lines, Sound, Voice
 from narrator.rules.core import Prompt
 
 _LOGGER = logging.getLogger(__name__)
-
-# The key codes of narrator.host.ports (this floor does not import the host).
-ENTER = "\n"
-BACKSPACE = "\x7f"
-ERASE = BACKSPACE * 12  # wipe whatever was half-typed before a spoken answer is typed
 
 POLL_S = 0.05  # how often the keypad read is interrupted to look for spoken answers
 TAIL_S = 0.35  # the narrator's last syllable is still in the air (and in the mic queue)
@@ -44,32 +39,12 @@ ARMED_S = 4.0  # «я выставляю …» then a pause: the number may come
 CONFIRM_S = 1.5  # a spoken vote or count is read back and typed unless corrected this soon
 
 
-class KeySource(Protocol):
-    def read(self, timeout: float) -> str | None: ...
-
-    def expect(self, prompt: Prompt | None) -> None: ...
-
-
-class Speaker(Protocol):
-    def say(self, key: str, text: str) -> None: ...
-
-
-class NightSound(Protocol):
-    def night(self, on: bool) -> None: ...
-
-    def tick(self) -> None: ...
-
-
-class Lines(Protocol):
-    def line(self, text: str) -> None: ...
-
-
 class VoiceKeys:
     """The keypad plus spoken day answers, merged into one stream of keys."""
 
     def __init__(
         self,
-        keypad: KeySource,
+        keypad: Keys,
         listener: Listener,
         lexicon: Lexicon,
         screen: Lines | None = None,
@@ -87,7 +62,7 @@ class VoiceKeys:
         self.clock = clock
         self.enabled = True
         self.history: deque[tuple[Utterance, Heard]] = deque(maxlen=100)
-        self._pending: deque[str] = deque()
+        self._pending: deque[str | Attempt] = deque()
         self._prompt: Prompt | None = None
         self._generation = 0
         self._listening = False
@@ -97,7 +72,7 @@ class VoiceKeys:
         self._quiet_until = 0.0
         self._ptt_until = 0.0
         self._armed_until = 0.0
-        self._voice: Speaker | None = None
+        self._voice: Voice | None = None
         self._last_line: tuple[str, str] | None = None
         self._held: tuple[str, float] | None = None  # a read-back answer and when it is typed
         listener.gate = self.may_listen
@@ -126,7 +101,7 @@ class VoiceKeys:
         self._held = None  # heard for a prompt that is closed now
         self._reopen()
 
-    def read(self, timeout: float) -> str | None:
+    def read(self, timeout: float) -> str | Attempt | None:
         deadline = self.clock() + max(timeout, 0.0)
         while True:
             self._take_heard()
@@ -193,6 +168,9 @@ class VoiceKeys:
     def _prompt_id(self) -> str:
         return self._prompt.id if self._prompt is not None else "-"
 
+    def _prompt_key(self) -> str | None:
+        return self._prompt.id if self._prompt is not None else None
+
     def _notice(self, notice: Notice) -> None:
         if notice.kind == "ready":
             self._show(self.lexicon.message("ready"))
@@ -212,25 +190,25 @@ class VoiceKeys:
                 self._say(self.lexicon.message("say_heard", text=heard.text))
                 self._held = (heard.answer, self.clock() + CONFIRM_S)
             else:
-                self._pending.extend(ERASE + heard.answer + ENTER)
+                self._pending.append(Attempt(self._prompt_key(), heard.answer))
         elif heard.unclear:
             self._show(self.lexicon.message("unclear", text=heard.text))
             self._say(self.lexicon.message("say_unclear"))
         if heard.end:
-            self._pending.extend(ERASE + ENTER)  # an empty ENTER: «Спасибо»
+            self._pending.append(Attempt(self._prompt_key(), "", ends=True))  # «Спасибо»
         if heard.repeat:
             self._repeat()
 
     def _reads_back(self) -> bool:
         """Votes, counts and yes/no are read back; a nomination is confirmed by the host."""
         prompt = self._prompt
-        return prompt is not None and ".nominate." not in prompt.id
+        return prompt is not None and prompt.mark is None
 
     def _release_held(self) -> None:
         """A read-back answer nobody corrected in time is typed for the table."""
         if self._held is not None and self.clock() >= self._held[1]:
             answer, self._held = self._held[0], None
-            self._pending.extend(ERASE + answer + ENTER)
+            self._pending.append(Attempt(self._prompt_key(), answer))
 
     def _say(self, text: str) -> None:
         """Say a line of the voice input itself, with the microphone closed meanwhile."""
@@ -260,12 +238,12 @@ class VoiceKeys:
 
     # --- watching the narrator -----------------------------------------------------------
 
-    def watch_voice(self, voice: Speaker) -> Speaker:
+    def watch_voice(self, voice: Voice) -> Voice:
         """The Voice port, with the microphone closed while a line is said."""
         self._voice = voice
         return _WatchedVoice(self, voice)
 
-    def watch_sound(self, sound: NightSound) -> NightSound:
+    def watch_sound(self, sound: Sound) -> Sound:
         """The Sound port, with the microphone closed from the knock bed to the dawn chime."""
         return _WatchedSound(self, sound)
 
@@ -281,7 +259,7 @@ class VoiceKeys:
 
 
 class _WatchedVoice:
-    def __init__(self, keys: VoiceKeys, voice: Speaker) -> None:
+    def __init__(self, keys: VoiceKeys, voice: Voice) -> None:
         self.keys = keys
         self.voice = voice
 
@@ -296,7 +274,7 @@ class _WatchedVoice:
 
 
 class _WatchedSound:
-    def __init__(self, keys: VoiceKeys, sound: NightSound) -> None:
+    def __init__(self, keys: VoiceKeys, sound: Sound) -> None:
         self.keys = keys
         self.sound = sound
 
@@ -309,7 +287,7 @@ class _WatchedSound:
 
 
 def open_voice_keys(
-    keypad: KeySource,
+    keypad: Keys,
     lang: str,
     model: Path | None,
     device: str | None,

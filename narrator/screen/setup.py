@@ -250,14 +250,21 @@ class SetupScreen(Screen[dict[str, Any]]):
         variant.composition(count, switches)
         return values
 
-    def _preview(self) -> None:
+    def _checked(self) -> dict[str, Any] | None:
+        """The values on screen, or None with the problem shown under the form."""
         problem = self.query_one("#problem", Static)
         try:
             values = self.collect()
         except (NarratorError, ValueError) as error:
             problem.update(str(error))
-            return
+            return None
         problem.update("")
+        return values
+
+    def _preview(self) -> None:
+        values = self._checked()
+        if values is None:
+            return
         variant = get_variant(values["game"])
         seats = variant.seat_counts
         count = values["players"] or (seats.start + seats.stop) // 2
@@ -294,10 +301,8 @@ class SetupScreen(Screen[dict[str, Any]]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         problem = self.query_one("#problem", Static)
-        try:
-            values = self.collect()
-        except (NarratorError, ValueError) as error:
-            problem.update(str(error))
+        values = self._checked()
+        if values is None:
             return
         if event.button.id == "save":
             name = self.query_one("#preset", Input).value

@@ -23,11 +23,17 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Digits, ProgressBar, RichLog, Static
 
-from narrator.host.ports import BACKSPACE, ENTER, INTERRUPT, Live
-from narrator.rules.core import Prompt, PublicView
+from narrator.ports import BACKSPACE, ENTER, INTERRUPT, Live
+from narrator.rules.core import Prompt, PublicView, phase_kind
 from narrator.voice.catalog import Catalog, load_catalog
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
+
+
+# Keys that would change what the table hears at night (issue 17 #4): pausing stops the
+# knocks and stretches the window, repeating says the wake line again. At night they do
+# nothing, so a key press cannot tell the table that the called role is awake.
+NIGHT_INERT = frozenset({"p", "P", "з", "З", "r", "R", "к", "К"})
 
 
 class PausableClock:
@@ -65,7 +71,6 @@ class TuiKeys:
     def __init__(self, clock: PausableClock) -> None:
         self.clock = clock
         self.keys: queue.Queue[str] = queue.Queue()
-        self.calls = False  # a call-mode shooting window: Space is a shot, not «Спасибо»
 
     def read(self, timeout: float) -> str | None:
         try:
@@ -75,7 +80,7 @@ class TuiKeys:
         return None if self.clock.paused and key != INTERRUPT else key
 
     def expect(self, prompt: Prompt | None) -> None:
-        self.calls = prompt is not None and prompt.calls
+        """Keys mean the same at every prompt (narrator.rules.codec): nothing to switch."""
 
     def press(self, key: str) -> None:
         self.keys.put(key)
@@ -144,6 +149,8 @@ class TableApp(App[int]):
         self.error: BaseException | None = None
         self.events: list[tuple[str, str]] = []  # what the screen was told, in order
         self.live_view: Live | None = None
+        self.night = False  # from the public phase: pausing and repeating are off at night
+        self.phase_text = ""  # the phase bar, shown again after a pause
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -214,11 +221,14 @@ class TableApp(App[int]):
             return  # the set-up screen has the keys
         if key == "question_mark":
             self.push_screen(HelpScreen(self.t("tui.help")))
+        elif self.night and key in NIGHT_INERT:
+            return  # at night P and R would be heard: someone is awake at the keyboard
         elif key in {"p", "P", "з", "З"}:
             paused = self.clock.toggle()
             if self.on_pause is not None:
                 self.on_pause(paused)
-            self.query_one("#phase", Static).update(self.t("tui.paused") if paused else "")
+            phase = self.query_one("#phase", Static)
+            phase.update(self.t("tui.paused") if paused else self.phase_text)
         elif key in {"r", "R", "к", "К"}:
             if self.on_repeat is not None and self.last_said:
                 self.on_repeat(self.last_said)
@@ -229,7 +239,7 @@ class TableApp(App[int]):
         elif key == "backspace":
             self.keys.press(BACKSPACE)
         elif key == "space":
-            self.keys.press(" " if self.keys.calls else ENTER)
+            self.keys.press(" ")  # a separator between seats; a shot in call mode
         elif event.character and event.character.isprintable():
             self.keys.press(event.character)
 
@@ -285,6 +295,7 @@ class TableApp(App[int]):
         self.query_one("#live", Vertical).add_class("hidden")
 
     def show_table(self, view: PublicView, speaker: int | None) -> None:
+        self.night = phase_kind(view.phase) == "night"
         alive = set(view.alive)
         seats = []
         for seat in range(1, view.players + 1):
@@ -295,7 +306,8 @@ class TableApp(App[int]):
             else:
                 seats.append(f" ✗{seat} ")
         self.query_one("#table", Static).update("  ".join(seats))
-        self.query_one("#phase", Static).update(self.t("tui.phase", phase=view.phase))
+        self.phase_text = self.t("tui.phase", phase=view.phase)
+        self.query_one("#phase", Static).update(self.phase_text)
 
     def show_end(self, title: str, lines: list[str]) -> None:
         self.show_clear()

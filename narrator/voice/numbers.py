@@ -115,20 +115,15 @@ def _thousands_ru(n: int) -> str:
     return "тысяч"
 
 
+def _ru_thousands(thousands: int) -> list[str]:
+    if thousands == 1:
+        return ["тысяча"]
+    return [*_ru_below_thousand(thousands, feminine=True), _thousands_ru(thousands)]
+
+
 def russian(n: int) -> str:
     """``n`` (0…LARGEST) in words, nominative, masculine: 21 → «двадцать один»."""
-    if not 0 <= n <= LARGEST:
-        raise ValueError(f"{n} is outside 0–{LARGEST}")
-    if n == 0:
-        return _RU_UNITS[0]
-    thousands, rest = divmod(n, 1000)
-    words: list[str] = []
-    if thousands == 1:
-        words.append("тысяча")
-    elif thousands:
-        words += [*_ru_below_thousand(thousands, feminine=True), _thousands_ru(thousands)]
-    words += _ru_below_thousand(rest)
-    return " ".join(words)
+    return _spell(n, _RU_UNITS[0], _ru_thousands, _ru_below_thousand)
 
 
 def _en_below_thousand(n: int) -> list[str]:
@@ -146,16 +141,24 @@ def _en_below_thousand(n: int) -> list[str]:
 
 def english(n: int) -> str:
     """``n`` (0…LARGEST) in words: 21 → "twenty-one", 105 → "one hundred five"."""
+    return _spell(
+        n, _EN_UNITS[0], lambda t: [*_en_below_thousand(t), "thousand"], _en_below_thousand
+    )
+
+
+def _spell(
+    n: int,
+    zero: str,
+    thousands: Callable[[int], list[str]],
+    below_thousand: Callable[[int], list[str]],
+) -> str:
+    """One language's number words: the thousands, then the rest."""
     if not 0 <= n <= LARGEST:
         raise ValueError(f"{n} is outside 0–{LARGEST}")
     if n == 0:
-        return _EN_UNITS[0]
-    thousands, rest = divmod(n, 1000)
-    words: list[str] = []
-    if thousands:
-        words += [*_en_below_thousand(thousands), "thousand"]
-    words += _en_below_thousand(rest)
-    return " ".join(words)
+        return zero
+    count, rest = divmod(n, 1000)
+    return " ".join([*(thousands(count) if count else []), *below_thousand(rest)])
 
 
 _SPELLERS: dict[str, Callable[[int], str]] = {"ru": russian, "en": english}

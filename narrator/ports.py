@@ -1,7 +1,9 @@
-"""The host's ports: tiny protocols at the edges of the table loop.
+"""The ports: tiny protocols at the edges of the table loop, in one place.
 
 The table loop knows only these; the command line plugs in real adapters (a
-terminal, later a speech engine and a full-screen app) or demo stand-ins.
+terminal, a speech engine, a full-screen app, a microphone) or demo stand-ins.
+They sit on the ground floor so that every adapter (``listen``, ``screen``,
+``sound``) implements them without importing the host.
 """
 
 from __future__ import annotations
@@ -22,11 +24,28 @@ class Clock(Protocol):
     def sleep(self, seconds: float) -> None: ...
 
 
-class Keys(Protocol):
-    """Key presses from the table: digits, letters, ENTER, BACKSPACE, INTERRUPT."""
+@dataclass(frozen=True)
+class Attempt:
+    """A whole answer given at once (spoken), not typed key by key.
 
-    def read(self, timeout: float) -> str | None:
-        """The next key, or None when ``timeout`` seconds pass without one."""
+    ``prompt`` is the id of the prompt it was given for (None: no question was
+    open); the table takes it only if that prompt is still the open one.
+    ``text`` is the canonical answer text (SCENARIOS.md), empty for a bare
+    «спасибо»; ``ends`` means the speaker said «спасибо» (the speech is over).
+    """
+
+    prompt: str | None
+    text: str
+    source: str = "voice"
+    ends: bool = False
+
+
+class Keys(Protocol):
+    """Input from the table: key presses (digits, letters, ENTER, BACKSPACE,
+    INTERRUPT) and whole attempts from other channels (a spoken answer)."""
+
+    def read(self, timeout: float) -> str | Attempt | None:
+        """The next key or attempt, or None when ``timeout`` seconds pass without one."""
         ...
 
     def expect(self, prompt: Prompt | None) -> None:
@@ -67,7 +86,13 @@ class Live:
     reason: str = ""  # why the last attempt was refused (silent, on screen only)
 
 
-class Screen(Protocol):
+class Lines(Protocol):
+    """Somewhere public lines can be added (the part of the Screen the voice input uses)."""
+
+    def line(self, text: str) -> None: ...
+
+
+class Screen(Lines, Protocol):
     """The laptop screen: the only private channel at the table."""
 
     def said(self, text: str) -> None:

@@ -1,0 +1,253 @@
+"""The real-time table loop with fakes for the clock, keypad, screen and sound.
+
+Spoken answers arrive as attempts for their prompt (never as simulated key
+presses); several seats and the sheriff's order are typed with keypad keys;
+a window's ticks depend only on its start and length (issue 17 #3).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from narrator.host.table import TableDriver
+from narrator.ports import ENTER, Attempt
+from narrator.record import GameRecord
+from narrator.rules.alliance import candidates_prompt, order_prompt
+from narrator.rules.answers import Answer, CountAnswer, ExplodeAnswer, OrderAnswer, SeatsAnswer
+from narrator.rules.core import (
+    Ask,
+    Deal,
+    Game,
+    Outcome,
+    Phase,
+    Prompt,
+    Script,
+    Sleep,
+    Tag,
+    Timer,
+    Wake,
+)
+from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.sport_mafia import count_prompt
+from narrator.voice.catalog import load_catalog
+from tests.harness import FakeClock, RecordingScreen, SilentVoice
+
+LIVING = tuple(range(1, 13))
+
+
+class ScriptedKeys:
+    """A fake keypad (and microphone): hands over the given keys and attempts, one per read."""
+
+    def __init__(self, clock: FakeClock, inputs: list[str | Attempt]) -> None:
+        self.clock = clock
+        self.inputs = deque(inputs)
+
+    def read(self, timeout: float) -> str | Attempt | None:
+        if self.inputs:
+            return self.inputs.popleft()
+        self.clock.sleep(timeout)
+        return None
+
+    def expect(self, prompt: Prompt | None) -> None:
+        pass
+
+
+def play_at_table(
+    script: Script,
+    keys: ScriptedKeys,
+    *,
+    screen: RecordingScreen | None = None,
+    voice: object = None,
+    sound: object = None,
+    game: str = "alliance",
+) -> None:
+    """Run ``script`` through the real table loop with fakes around it."""
+    driver = TableDriver(
+        load_catalog("ru"),
+        GameRecord(),
+        voice=voice or SilentVoice(),  # type: ignore[arg-type]
+        screen=screen or RecordingScreen(),
+        keys=keys,
+        clock=keys.clock,
+        answer_s=5,
+        sound=sound,  # type: ignore[arg-type]
+    )
+    driver.run(Game(game, Deal(("villager",) * 12), script))
+
+
+def ask_once(prompt: Prompt, inputs: list[str | Attempt]) -> tuple[object, RecordingScreen]:
+    """Run a one-prompt day at the real table loop; the answer it took."""
+    got: list[object] = []
+
+    def script() -> Script:
+        yield Phase("d1")
+        got.append((yield Ask(prompt)))
+        return Outcome(None, "d1")
+
+    screen = RecordingScreen()
+    play_at_table(script(), ScriptedKeys(FakeClock(), inputs), screen=screen)
+    return got[0], screen
+
+
+def test_two_candidates_typed_at_the_table_with_space_or_dot() -> None:
+    prompt = candidates_prompt(1, LIVING, 12)
+    answer, screen = ask_once(prompt, ["2", " ", "5", ENTER])
+    assert answer == SeatsAnswer((2, 5))
+    assert any("2, 5" in line for line in screen.lines)
+    assert ask_once(prompt, ["2", ".", "5", ENTER])[0] == SeatsAnswer((2, 5))
+
+
+def test_the_order_is_typed_at_the_table() -> None:
+    answer, _ = ask_once(order_prompt(1, 5, (4, 6), 12), ["4", "+", ENTER])
+    assert answer == OrderAnswer(4, 1)
+
+
+def test_a_spoken_attempt_is_taken_for_its_own_prompt_only() -> None:
+    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+    assert ask_once(prompt, [Attempt("d1.vote.4", "6")])[0] == CountAnswer(6)
+    stale = [Attempt("d1.vote.3", "6"), "2", ENTER]  # heard for the previous prompt
+    assert ask_once(prompt, stale)[0] == CountAnswer(2)
+
+
+def test_a_night_prompt_takes_no_spoken_attempt() -> None:
+    night = high_inquisitor_prompt(1, 5, OneNightSwitches())
+    assert ask_once(night, [Attempt(night.id, "3")])[0] == night.default
+
+
+class TickCounter:
+    """A fake night sound that notes when it ticked."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.ticks: list[float] = []
+
+    def night(self, on: bool) -> None:
+        pass
+
+    def tick(self) -> None:
+        self.ticks.append(round(self.clock.now(), 6))
+
+
+def window_ticks(inputs: list[str | Attempt]) -> list[float]:
+    """The tick times of one 8-second wake window with a prompt, given what was typed."""
+    prompt = high_inquisitor_prompt(1, 5, OneNightSwitches())
+
+    def script() -> Script:
+        yield Phase("n1")
+        yield Wake(Tag("n1", "high_inquisitor"), 8.0, (1,))
+        yield Ask(prompt)
+        yield Sleep()
+        return Outcome(None, "n1")
+
+    clock = FakeClock()
+    sound = TickCounter(clock)
+    play_at_table(script(), LateKeys(clock, at=6.5, inputs=inputs), sound=sound, game="onenight")
+    return sound.ticks
+
+
+class LateKeys(ScriptedKeys):
+    """A fake keypad that types its keys only once the clock has reached ``at``."""
+
+    def __init__(self, clock: FakeClock, at: float, inputs: list[str | Attempt]) -> None:
+        super().__init__(clock, inputs)
+        self.at = at
+
+    def read(self, timeout: float) -> str | Attempt | None:
+        if self.clock.now() < self.at:
+            self.clock.sleep(timeout)
+            return None
+        return super().read(timeout)
+
+
+def test_ticks_depend_only_on_the_window_start_and_length() -> None:
+    nobody = window_ticks([])
+    late_answer = window_ticks(["3", ENTER])  # accepted 1.5 s before the end
+    assert nobody == late_answer
+    assert len(nobody) == 3
+
+
+# --- public pauses and claims teach nothing about hidden roles (issue 17 #1, #2) ---------
+
+
+def pause_prompts(deal_hunter: bool) -> list[Prompt]:
+    """The prompts of day 1's pause after a night death, hunter or not, from the real script."""
+    from pathlib import Path
+
+    from narrator.scenario import ScenarioDriver, _prepare, load_scenario
+
+    scenario = load_scenario(Path(__file__).parent / "scenarios" / "D-T3a.toml")
+    if not deal_hunter:  # the same table with the hunter and a villager swapped
+        deal = dict(scenario.deal)
+        deal["4"], deal["7"] = "villager", "hunter"
+        scenario = scenario.model_copy(update={"deal": deal})
+    variant, switches, deal = _prepare(scenario)
+    seen: list[Prompt] = []
+
+    class Capture(ScenarioDriver):
+        def timer(self, step: Timer) -> Answer | None:
+            if step.prompt is not None and step.tag.action == "ability":
+                seen.append(step.prompt)
+            return super().timer(step)
+
+    import random
+
+    driver = Capture(scenario, load_catalog("ru"), GameRecord())
+    driver.run(variant.new_game(deal, switches, random.Random(scenario.seed)))
+    return seen
+
+
+def pause_screen(prompt: Prompt, typed: list[str | Attempt]) -> list[str]:
+    """What the screen shows while ``typed`` is typed during a 15-second public pause."""
+
+    def script() -> Script:
+        yield Phase("d1")
+        yield Timer(Tag("d1", "ability"), 15.0, None, (), prompt=prompt)
+        return Outcome(None, "d1")
+
+    screen = RecordingScreen()
+    play_at_table(script(), ScriptedKeys(FakeClock(), typed), screen=screen)
+    return screen.lines
+
+
+def test_the_hunter_pause_looks_the_same_whoever_died() -> None:
+    hunter, villager = pause_prompts(True), pause_prompts(False)
+    assert hunter and villager and all(p.blind for p in hunter + villager)
+    probe: list[str | Attempt] = ["4", ENTER, "7", ENTER, "1", "3", ENTER, "0", ENTER]
+    assert pause_screen(hunter[0], probe) == pause_screen(villager[0], probe)
+
+
+def claim_run(wolves: tuple[int, ...], typed: list[str | Attempt]) -> tuple[object, list[str]]:
+    """A speech of seat 3 with the explosion open; what it returned and what was said."""
+    from narrator.rules.alliance import explode_prompt
+
+    interrupt = explode_prompt(Tag("d1", "speeches.explode"), 3, wolves, 12)
+    said: list[str] = []
+
+    class Voice:
+        def say(self, key: str, text: str) -> None:
+            said.append(text)
+
+    got: list[object] = []
+
+    def script() -> Script:
+        yield Phase("d1")
+        got.append((yield Timer(Tag("d1", "speech", 3), 30.0, 3, (), interrupt=interrupt)))
+        return Outcome(None, "d1")
+
+    play_at_table(script(), ScriptedKeys(FakeClock(), typed), voice=Voice())
+    return got[0], said
+
+
+def test_probing_an_explosion_teaches_nothing_without_the_claimants_confirmation() -> None:
+    probe: list[str | Attempt] = ["*", "8", ENTER]  # typed for seat 8, never confirmed
+    as_wolf, as_villager = claim_run((8,), probe), claim_run((5,), probe)
+    assert as_wolf == as_villager
+    assert as_wolf[0] is None
+    assert any("заявляет самоподрыв" in line for line in as_wolf[1])
+    assert any("не подтверждён" in line for line in as_wolf[1])
+
+
+def test_a_confirmed_explosion_is_judged() -> None:
+    confirmed: list[str | Attempt] = ["*", "8", ENTER, ENTER]
+    assert claim_run((8,), confirmed)[0] == ExplodeAnswer(8, 3)
+    assert claim_run((5,), confirmed)[0] is None  # he claimed it himself: refused

@@ -2,31 +2,46 @@
 
 Only here (and in cli.py) are the adapters chosen and wired: terminal or demo
 keys, printed or spoken voice, sound card or WAV file, real or virtual clock.
+
+One seed makes one game, through independent random streams: the deal, the knock
+bed and the demo players each draw from their own child of
+``numpy.random.SeedSequence(seed)``, so a recording of the knocks (or the demo
+players' answers) says nothing about the cards. The rules' own coin flips draw
+from ``random.Random(seed)``, as in a scenario file with that seed, so a game
+record replays as a scenario.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
-from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence
+import numpy as np
+
+from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence, SpeechSource
 from narrator.host.demo import DemoKeys
 from narrator.host.journal import Journal, default_record_dir
-from narrator.host.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.host.table import GameStopped, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
+from narrator.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.record import GameRecord
 from narrator.rules.core import Deal, Switches, shuffled_deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import (
+    BLOCK,
     DeviceOutput,
     FileOutput,
     OfflineOutput,
@@ -37,6 +52,54 @@ from narrator.voice.catalog import Catalog, load_catalog
 
 DEMO_SECONDS = 3.0  # every window, speech and timer of a demo game, unless given
 TAIL_S = 2.0  # let the last line, the fade and the chime ring out
+STREAMS = ("deal", "sound", "demo")  # the children of SeedSequence(seed), in this order
+
+
+def stream_seed(seed: int, name: str) -> int:
+    """A 128-bit seed for the stream ``name`` (one of STREAMS) of the game seed ``seed``.
+
+    Negative seeds are taken by their absolute value, as ``random.Random`` does.
+    """
+    child = np.random.SeedSequence(abs(seed)).spawn(len(STREAMS))[STREAMS.index(name)]
+    return int.from_bytes(child.generate_state(4, np.uint32).tobytes(), "little")
+
+
+def stream(seed: int, name: str) -> random.Random:
+    """The random stream ``name`` of one game: ``deal``, ``sound`` or ``demo``."""
+    return random.Random(stream_seed(seed, name))
+
+
+def rules_rng(seed: int) -> random.Random:
+    """The rules' coin flips (speaking order, ...): the scenario runner's stream."""
+    return random.Random(seed)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP: stop the game as Ctrl-C does, keeping the record and the terminal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While a game runs in the main thread, SIGTERM and SIGHUP raise Terminated."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        raise Terminated(signum)
+
+    names = ("SIGTERM", "SIGHUP")
+    wanted = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    saved = {signum: signal.signal(signum, stop) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
 
 
 @dataclass
@@ -87,15 +150,17 @@ def prepare(settings: TableSettings) -> Prepared:
     switches = make_switches(variant, options)
     catalog = load_catalog(settings.lang)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)
-    deal = shuffled_deal(variant.composition(players, switches), players, rng)
+    deal = shuffled_deal(variant.composition(players, switches), players, stream(seed, "deal"))
     return Prepared(variant, switches, deal, catalog, seed, players)
 
 
-def terminal_for(catalog: Catalog) -> Terminal:
-    """The text host, with its live line in the table's language."""
+def terminal_for(catalog: Catalog, *, demo: bool = False) -> Terminal:
+    """The text host, with its live line in the table's language.
+
+    With demo players nobody reads the keyboard: Ctrl-C stays a signal and stops the game.
+    """
     texts = {name: catalog.lines[f"screen.{name}"] for name in ("remaining", "entry", "rejected")}
-    return Terminal(texts=texts)
+    return Terminal(texts=texts, signals=demo)
 
 
 def _progress(done: int, total: int) -> None:
@@ -129,10 +194,16 @@ def speech_source(
 
 
 def _mixer(settings: TableSettings, seed: int) -> Mixer:
+    """The mixer of a game with seed ``seed``: its knock bed draws from the sound stream."""
     mix = MixSettings(
         bed_volume=settings.knock_volume, density=settings.knock_density, knocks=settings.knocks
     )
-    return Mixer(mix, seed)
+    return Mixer(mix, stream_seed(seed, "sound"))
+
+
+def demo_keys(seed: int, clock: Clock) -> DemoKeys:
+    """Demo players of a game with seed ``seed``, drawing from the demo stream."""
+    return DemoKeys(stream(seed, "demo"), clock)
 
 
 def _run_game(
@@ -146,9 +217,33 @@ def _run_game(
     clock: Clock,
 ) -> tuple[int, GameRecord, Journal]:
     keys, voice, sound, stop_listening = voice_input(settings, terminal, keys, voice, sound)
+    try:
+        return _recorded_game(settings, prepared, terminal, TablePorts(keys, voice, sound, clock))
+    finally:
+        stop_listening()
+
+
+@dataclass(frozen=True)
+class TablePorts:
+    """The adapters one game at the table runs with."""
+
+    keys: Keys
+    voice: Voice
+    sound: Sound
+    clock: Clock
+
+
+def _recorded_game(
+    settings: TableSettings, prepared: Prepared, terminal: Screen, ports: TablePorts
+) -> tuple[int, GameRecord, Journal]:
+    """One game with its record: stopped (Ctrl-C, Esc, SIGTERM) or crashed, the record says so."""
     variant = prepared.variant
-    journal = Journal(settings.record_dir or default_record_dir(), variant.name)
-    record = GameRecord(journal.append, clock.now)
+    folder = settings.record_dir or default_record_dir()
+    try:
+        journal = Journal(folder, variant.name)
+    except OSError as error:
+        raise ConfigError(f"cannot write a game record in {folder}: {error.strerror}") from None
+    record = GameRecord(journal.append, ports.clock.now, on_lost=_record_lost(journal.path))
     record.start(
         game=variant.name,
         lang=settings.lang,
@@ -160,31 +255,56 @@ def _run_game(
     driver = TableDriver(
         prepared.catalog,
         record,
-        voice=voice,
+        voice=ports.voice,
         screen=terminal,
-        keys=keys,
-        clock=clock,
+        keys=ports.keys,
+        clock=ports.clock,
         answer_s=settings.answer_s,
-        sound=sound,
+        sound=ports.sound,
     )
-    rng = random.Random(prepared.seed)
+    code = 0
     try:
-        driver.run(variant.new_game(prepared.deal, prepared.switches, rng))
-    except (GameStopped, KeyboardInterrupt):
+        driver.run(variant.new_game(prepared.deal, prepared.switches, rules_rng(prepared.seed)))
+    except (GameStopped, KeyboardInterrupt, Terminated) as stop:
+        code = 128 + stop.signum if isinstance(stop, Terminated) else 130
         record.add("aborted", phase=driver.phase)
         terminal.line(prepared.catalog.text("screen.quit"))
-        terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
-        journal.close()
-        return 130, record, journal
     except Exception as error:
         record.add("crashed", phase=driver.phase, error=repr(error))
-        journal.close()
+        close_journal(journal, record)
         raise
-    finally:
-        stop_listening()
-    journal.close()
+    close_journal(journal, record)
     terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
-    return 0, record, journal
+    return code, record, journal
+
+
+def _record_lost(path: Path) -> Callable[[OSError], None]:
+    def warn(error: OSError) -> None:
+        reason = error.strerror or str(error)
+        sys.stderr.write(
+            f"narrator: cannot write the game record {path} ({reason}): the game goes on, "
+            "the rest of the record is kept in memory only\n"
+        )
+        sys.stderr.flush()
+
+    return warn
+
+
+def close_journal(journal: Journal, record: GameRecord) -> None:
+    """Close the journal; after a failed write, cut off the half line it may end with."""
+    try:
+        journal.close()
+    except OSError as error:  # what a failed write left in the buffer fails again
+        record.lose(error)
+    if record.lost is None:
+        return
+    try:
+        data = journal.path.read_bytes()
+        whole = data.rfind(b"\n") + 1
+        if whole < len(data):
+            os.truncate(journal.path, whole)
+    except OSError:
+        pass  # the record on disk stays as it is; the warning has been given
 
 
 def voice_input(
@@ -247,31 +367,54 @@ def speaking(
     return Speaking(voice, NightSound(mixer, settings.ticks), output, mixer)
 
 
+def check_record_dir(settings: TableSettings) -> None:
+    """Before anything is rendered or dealt: game records can be written in their folder."""
+    folder = settings.record_dir or default_record_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create the record folder {folder}: {error.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"cannot write game records in {folder}")
+
+
 def play_at_table(settings: TableSettings) -> int:
     """A game at the table: the full screen, or the text host (and demo players)."""
     prepared = prepare(settings)
+    check_record_dir(settings)
     if not (settings.text or settings.demo):
         return play_full_screen(settings, prepared)
-    with terminal_for(prepared.catalog) as terminal:
+    with stop_on_signals(), terminal_for(prepared.catalog, demo=settings.demo) as terminal:
         clock: Clock = RealClock()
-        keys: Keys = (
-            DemoKeys(random.Random(prepared.seed + 1), clock) if settings.demo else terminal
-        )
+        keys: Keys = demo_keys(prepared.seed, clock) if settings.demo else terminal
         if settings.demo:
             terminal.line(prepared.catalog.text("screen.demo"))
         spoken = speaking(settings, prepared, terminal, clock)
-        try:
-            code, _, _ = _run_game(
-                settings,
-                prepared,
-                terminal,
-                keys=keys,
-                voice=spoken.voice,
-                sound=spoken.sound,
-                clock=clock,
-            )
-        finally:
-            spoken.stop(clock)
+        code = _spoken_game(settings, prepared, terminal, keys, spoken, clock)
+    return code
+
+
+def _spoken_game(
+    settings: TableSettings,
+    prepared: Prepared,
+    screen: Screen,
+    keys: Keys,
+    spoken: Speaking,
+    clock: Clock,
+) -> int:
+    """One game with the voice and the night's sound of ``spoken``, stopped afterwards."""
+    try:
+        code, _, _ = _run_game(
+            settings,
+            prepared,
+            screen,
+            keys=keys,
+            voice=spoken.voice,
+            sound=spoken.sound,
+            clock=clock,
+        )
+    finally:
+        spoken.stop(clock)
     return code
 
 
@@ -290,19 +433,7 @@ def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
         screen.said(ready.catalog.text("tui.preparing"))
         spoken = speaking(chosen, ready, screen, clock, progress=None)
         state["spoken"] = spoken
-        try:
-            code, _, _ = _run_game(
-                chosen,
-                ready,
-                screen,
-                keys=app.keys,
-                voice=spoken.voice,
-                sound=spoken.sound,
-                clock=clock,
-            )
-        finally:
-            spoken.stop(clock)
-        return code
+        return _spoken_game(chosen, ready, screen, app.keys, spoken, clock)
 
     def pause(paused: bool) -> None:
         spoken = state.get("spoken")
@@ -335,10 +466,89 @@ def default_demo_path(game: str) -> Path:
     return user_data_path("narrator", appauthor=False) / "narrations" / f"{game}-{stamp}.wav"
 
 
+def check_output(path: Path) -> None:
+    """Before anything is rendered: a WAV file and its timeline can be written at ``path``."""
+    if path.suffix.lower() != ".wav":
+        raise ConfigError(f"--output {path}: expected a file name ending in .wav (game.wav)")
+    for target in (path, path.with_suffix(".json")):
+        if target.is_dir():
+            raise ConfigError(f"--output {path}: {target} is a folder")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ConfigError(f"--output {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"--output {path}: cannot write in {folder}")
+
+
+@dataclass
+class Rendered:
+    """A demo game played on the virtual clock: its exit code, record, timeline and mix."""
+
+    code: int
+    record: GameRecord
+    voice: AudioVoice
+    output: OfflineOutput
+
+
+def render_offline(
+    settings: TableSettings,
+    prepared: Prepared,
+    source: SpeechSource,
+    screen: Screen,
+    *,
+    wav: Path | None = None,
+    keep_audio: bool = False,
+    block: int = BLOCK,
+) -> Rendered:
+    """A demo game on the virtual clock: time moves only as the mix is rendered.
+
+    The mix goes to ``wav`` as it is rendered, or is kept in memory (``keep_audio``),
+    or is dropped.
+    """
+    mixer = _mixer(settings, prepared.seed)
+    offline = OfflineOutput(mixer, keep=keep_audio, block=block)
+    if wav is not None:
+        offline.record_to(wav)
+    clock = VirtualClock(offline)
+    voice = AudioVoice(source, mixer, offline.playback, clock, True, screen)
+    try:
+        code, record = _demo_game(settings, prepared, screen, voice, mixer, clock)
+        clock.sleep(TAIL_S)
+    finally:
+        offline.close()
+    return Rendered(code, record, voice, offline)
+
+
+def _demo_game(
+    settings: TableSettings,
+    prepared: Prepared,
+    screen: Screen,
+    voice: AudioVoice,
+    mixer: Mixer,
+    clock: Clock,
+) -> tuple[int, GameRecord]:
+    """One game answered by the demo players, speaking through ``voice`` over ``mixer``."""
+    code, record, _ = _run_game(
+        settings,
+        prepared,
+        screen,
+        keys=demo_keys(prepared.seed, clock),
+        voice=voice,
+        sound=NightSound(mixer, settings.ticks),
+        clock=clock,
+    )
+    return code, record
+
+
 def demo(settings: TableSettings) -> int:
     """A narrated demo game answered by random players, to the sound card or a WAV file."""
     settings.demo = True
+    if settings.output is not None:
+        check_output(settings.output)
     prepared = prepare(settings)
+    check_record_dir(settings)
     output = settings.output
     if output is None:
         problem = output_problem()
@@ -346,47 +556,25 @@ def demo(settings: TableSettings) -> int:
             output = default_demo_path(prepared.variant.name)
             print(f"narrator: {problem}: rendering the demo to {output} instead (--output FILE)")
     source = speech_source(settings, prepared.variant.name)
-    mixer = _mixer(settings, prepared.seed)
-    with terminal_for(prepared.catalog) as terminal:
+    with stop_on_signals(), terminal_for(prepared.catalog, demo=True) as terminal:
         if output is None:
+            mixer = _mixer(settings, prepared.seed)
             device = DeviceOutput(mixer)
             device.start()
             real = RealClock()
             voice = AudioVoice(source, mixer, device.playback, real, False, terminal)
-            keys = DemoKeys(random.Random(prepared.seed + 1), real)
             try:
-                code, _, _ = _run_game(
-                    settings,
-                    prepared,
-                    terminal,
-                    keys=keys,
-                    voice=voice,
-                    sound=NightSound(mixer, settings.ticks),
-                    clock=real,
-                )
+                code, _ = _demo_game(settings, prepared, terminal, voice, mixer, real)
             finally:
                 real.sleep(TAIL_S)
                 device.stop()
             return code
-        offline = OfflineOutput(mixer)
-        clock = VirtualClock(offline)
-        voice = AudioVoice(source, mixer, offline.playback, clock, True, terminal)
-        keys = DemoKeys(random.Random(prepared.seed + 1), clock)
-        code, record, _ = _run_game(
-            settings,
-            prepared,
-            terminal,
-            keys=keys,
-            voice=voice,
-            sound=NightSound(mixer, settings.ticks),
-            clock=clock,
-        )
-        clock.sleep(TAIL_S)
-        offline.write(output)
+        rendered = render_offline(settings, prepared, source, terminal, wav=output)
+        offline = rendered.output
         timeline = output.with_suffix(".json")
-        write_timeline(timeline, voice, record, offline.seconds)
+        write_timeline(timeline, rendered.voice, rendered.record, offline.seconds)
         terminal.line(f"{output} ({offline.seconds:.1f} s) and {timeline}")
-    return code
+    return rendered.code
 
 
 def write_timeline(path: Path, voice: AudioVoice, record: GameRecord, seconds: float) -> None:

@@ -4,12 +4,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from narrator.rules.errors import NarratorError
+
+MAX_ANSWER_S = 3600.0  # an hour for one day answer is already no limit at a table
+MAX_OPTION_CHARS = 1000
+MIN_RATE, MAX_RATE = 40, 600  # words per minute
+
+
+def one_line(text: str) -> str:
+    """An error message as one line: line breaks and other unprintable characters escaped."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: what is wrong, and where the help is; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, one_line(f"{self.prog}: {message} (see {self.prog} --help)") + "\n")
 
 
 def _option(text: str) -> tuple[str, Any]:
@@ -17,17 +34,52 @@ def _option(text: str) -> tuple[str, Any]:
     import tomllib
 
     key, eq, value = text.partition("=")
-    if not eq or not key:
+    if not eq or not key.strip():
         raise argparse.ArgumentTypeError(f"{text!r} should look like key=value")
+    if len(value) > MAX_OPTION_CHARS:
+        raise argparse.ArgumentTypeError(f"the value of {key.strip()!r} is too long")
     try:
         parsed = tomllib.loads(f"v = {value}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         parsed = value
     return key.strip(), parsed
 
 
+def _seconds(text: str) -> float:
+    """A time in seconds: a finite number above 0 (and at most an hour)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_ANSWER_S):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected seconds above 0 and at most {MAX_ANSWER_S:g}"
+        )
+    return value
+
+
+def _path(text: str) -> Path:
+    """A file or folder name; an empty one would silently mean the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path (give a file or folder name)")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r}: a path cannot contain a NUL character")
+    return Path(text)
+
+
+def _rate(text: str) -> int:
+    """Words per minute of the system voice."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not MIN_RATE <= value <= MAX_RATE:
+        raise argparse.ArgumentTypeError(f"{value}: expected {MIN_RATE}–{MAX_RATE} words a minute")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="narrator", description="Offline voice host for Mafia and Werewolf party games."
     )
     commands = parser.add_subparsers(dest="command", required=True)
@@ -50,23 +102,15 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--window", type=float, default=None, help="length of each wake window, s")
     play.add_argument("--discussion", type=float, default=None, help="discussion length, s")
     play.add_argument(
-        "--answer-time", type=float, default=60.0, help="time for each day answer (a vote), s"
+        "--answer-time", type=_seconds, default=60.0, help="time for each day answer (a vote), s"
     )
-    play.add_argument(
-        "--option",
-        "-o",
-        type=_option,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule switch of RULES.md section 5, e.g. -o lone_wolf_peek=true",
-    )
+    _rule_options(play)
     play.add_argument(
         "--demo",
         action="store_true",
         help="play a demo game with random answers (automatic when nobody is at the keyboard)",
     )
-    play.add_argument("--record-dir", type=Path, default=None, help="where game records go")
+    play.add_argument("--record-dir", type=_path, default=None, help="where game records go")
     _sound_options(play)
     _listen_options(play)
 
@@ -77,17 +121,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--players", type=int, default=None, help="number of players")
     demo.add_argument("--lang", default="ru", choices=["ru", "en"])
     demo.add_argument("--seed", type=int, default=None)
-    demo.add_argument("--output", type=Path, default=None, help="render to this WAV file")
-    demo.add_argument(
-        "--option",
-        "-o",
-        type=_option,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a rule switch",
-    )
-    demo.add_argument("--record-dir", type=Path, default=None, help="where game records go")
+    demo.add_argument("--output", type=_path, default=None, help="render to this WAV file")
+    _rule_options(demo)
+    demo.add_argument("--record-dir", type=_path, default=None, help="where game records go")
     _sound_options(demo)
 
     commands.add_parser("voices", help="list the system voices per language")
@@ -97,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--lang", default="ru", choices=["ru", "en"])
     build.add_argument("--variant", default=None, help="only this game's lines")
     build.add_argument("--voice", default=None, help="a system voice id (see `narrator voices`)")
-    build.add_argument("--rate", type=int, default=None, help="words per minute")
+    build.add_argument("--rate", type=_rate, default=None, help="words per minute")
     record = voice_commands.add_parser("record", help="record your own voice pack, line by line")
     record.add_argument("--lang", default="ru", choices=["ru", "en"])
     record.add_argument("--pack", required=True, help="name of the voice pack")
@@ -106,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     scenario = commands.add_parser("scenario", help="headless scenario files (SCENARIOS.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
     run = scenario_commands.add_parser("run", help="play a scenario file, print the JSON result")
-    run.add_argument("file", type=Path)
+    run.add_argument("file", type=_path)
     run.add_argument("--text", action="store_true", help="print a readable transcript instead")
 
     commands.add_parser("games", help="list the playable games")
@@ -121,7 +157,7 @@ def _listen_options(play: argparse.ArgumentParser) -> None:
         default="keypad",
         help="voice: day answers may also be spoken (night input stays keypad only)",
     )
-    play.add_argument("--asr-model", type=Path, default=None, help="a Vosk model folder")
+    play.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
     play.add_argument("--input-device", default=None, help="microphone: index or part of its name")
     play.add_argument(
         "--push-to-talk", action="store_true", help="listen only while Space is held down"
@@ -135,15 +171,17 @@ def _listen_commands(commands: Any) -> None:
         "download", help="fetch the small Vosk model of a language"
     )
     download.add_argument("lang", help="ru or en")
-    download.add_argument("--dir", type=Path, default=None, help="models folder (default: models/)")
+    download.add_argument(
+        "--dir", type=_path, default=None, help="models folder (default: models/)"
+    )
     download.add_argument("--url", default=None, help="fetch the archive from this mirror instead")
     listing = models_commands.add_parser("list", help="which speech models are installed")
-    listing.add_argument("--dir", type=Path, default=None, help="models folder (default: models/)")
+    listing.add_argument("--dir", type=_path, default=None, help="models folder (default: models/)")
     mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
     mic.add_argument("--lang", default="ru", choices=["ru", "en", "ko"])
-    mic.add_argument("--asr-model", type=Path, default=None, help="a Vosk model folder")
+    mic.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
     mic.add_argument("--input-device", default=None, help="microphone: index or part of its name")
-    mic.add_argument("--seconds", type=float, default=25.0, help="how long to listen for 1–10")
+    mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
 
 
 def _listen(args: argparse.Namespace) -> int:
@@ -158,6 +196,18 @@ def _listen(args: argparse.Namespace) -> int:
     return commands.models_list(args.dir, sys.stdout)
 
 
+def _rule_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        "-o",
+        type=_option,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a rule switch (see the README), e.g. -o lone_wolf_peek=true",
+    )
+
+
 def _sound_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--voice",
@@ -167,7 +217,7 @@ def _sound_options(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="speak the lines (optionally with this system voice, see `narrator voices`)",
     )
-    parser.add_argument("--rate", type=int, default=None, help="speech rate, words per minute")
+    parser.add_argument("--rate", type=_rate, default=None, help="speech rate, words per minute")
     parser.add_argument("--voice-pack", default=None, help="prefer this recorded voice pack")
     parser.add_argument("--no-knocks", action="store_true", help="no knocking sound at night")
     parser.add_argument("--knock-volume", type=float, default=0.35, help="knock level, 0–1")
@@ -255,6 +305,8 @@ def _voice(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from narrator.app import Terminated
+
     args = _parser().parse_args(argv)
     try:
         if args.command == "scenario":
@@ -269,8 +321,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _listen(args)
         return _play(args)
     except NarratorError as error:
-        print(f"narrator: {error}", file=sys.stderr)
+        print(one_line(f"narrator: {error}"), file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("narrator: stopped (Ctrl-C)", file=sys.stderr)
+        return 130
+    except Terminated as stop:
+        print(f"narrator: stopped (signal {stop.signum})", file=sys.stderr)
+        return 128 + stop.signum
 
 
 if __name__ == "__main__":

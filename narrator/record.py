@@ -2,15 +2,20 @@
 
 Both drivers feed one: the scenario runner turns it into the result of
 SCENARIOS.md, the table host appends each event to the journal file the moment
-it happens (a crash loses nothing that was answered).
+it happens (a crash loses nothing that was answered). When the file cannot be
+written any more (the disk is full, the folder is gone), the game goes on: the
+record says so once, stops writing and keeps every event in memory.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from narrator.rules.core import Outcome, Param, RoleName
+
+_LOGGER = logging.getLogger(__name__)
 
 Event = dict[str, Any]
 
@@ -30,11 +35,14 @@ class GameRecord:
         self,
         sink: Callable[[Event], None] | None = None,
         clock: Callable[[], float] | None = None,
+        on_lost: Callable[[OSError], None] | None = None,
     ) -> None:
         self.events: list[Event] = []
         self._sink = sink
         self._clock = clock
         self._zero = clock() if clock is not None else 0.0
+        self._on_lost = on_lost
+        self.lost: OSError | None = None  # why the sink stopped taking events, if it did
 
     def add(self, event: str, **fields: Any) -> None:
         entry: Event = {"event": event, **fields}
@@ -42,7 +50,21 @@ class GameRecord:
             entry["t"] = round(self._clock() - self._zero, 4)
         self.events.append(entry)
         if self._sink is not None:
-            self._sink(entry)
+            try:
+                self._sink(entry)
+            except OSError as error:
+                self.lose(error)
+
+    def lose(self, error: OSError) -> None:
+        """The sink failed: stop feeding it and warn once; the events stay in memory."""
+        self._sink = None
+        if self.lost is not None:
+            return
+        self.lost = error
+        if self._on_lost is not None:
+            self._on_lost(error)
+        else:
+            _LOGGER.warning("the game record cannot be written any more: %s", error)
 
     def start(self, **fields: Any) -> None:
         self.add("start", **fields)

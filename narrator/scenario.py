@@ -2,27 +2,55 @@
 
 A scenario fixes the deal and every attempt at every prompt; the runner plays
 the whole game instantly and returns the contract's JSON result.
+
+A file comes from anyone, so every size is bounded before anything is built from
+it: the file (MAX_FILE_BYTES), the nesting of its arrays and tables, the length
+of its texts, the seat numbers of the deal; and values have strict types (``true``
+is neither a seed nor a seat). Each problem is one ConfigError naming the key.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import Deal, DealCard, Prompt, Say, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError, NotNow
-from narrator.rules.registry import Variant, check_players, get_variant, make_switches
+from narrator.rules.registry import (
+    Variant,
+    check_players,
+    get_variant,
+    known_names,
+    make_switches,
+)
 from narrator.voice.catalog import Catalog, load_catalog
 
-GameName = Literal["onenight", "halloween", "sport_mafia", "alliance"]
-AnswerValue = str | int
+MAX_FILE_BYTES = 256 * 1024  # the longest real scenario is a few kilobytes
+MAX_DEPTH = 8  # arrays and tables inside each other
+MAX_TEXT = 256  # characters of any key or text value
+MAX_SEAT = 99  # no game seats more; the variant then checks its own range
+SEAT_KEY = re.compile(r"[1-9][0-9]?", re.ASCII)  # "1" … "99", ASCII digits only
+MAX_SEED = 2**64
+
+AnswerValue = StrictStr | StrictInt
 
 
 class ScenarioFile(BaseModel):
@@ -30,13 +58,35 @@ class ScenarioFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    game: GameName
+    game: StrictStr
     lang: Literal["ru", "en"] = "ru"
-    seed: int = 0
-    stop_before: str | None = Field(None, pattern=r"^[nd]\d+$")
-    options: dict[str, Any] = Field(default_factory=dict)
-    deal: dict[str, str | list[str]]
-    answers: dict[str, AnswerValue | list[AnswerValue]] = Field(default_factory=dict)
+    seed: StrictInt = Field(0, gt=-MAX_SEED, lt=MAX_SEED)
+    stop_before: StrictStr | None = Field(None, pattern=r"^[nd][0-9]{1,4}$")
+    options: dict[StrictStr, Any] = Field(default_factory=dict)
+    deal: dict[StrictStr, StrictStr | list[StrictStr]]
+    answers: dict[StrictStr, AnswerValue | list[AnswerValue]] = Field(default_factory=dict)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, game: str) -> str:
+        known = known_names()
+        if game not in known:
+            raise ValueError(f"unknown game {game!r}; known games: {', '.join(known)}")
+        return game
+
+    @field_validator("answers", mode="before")
+    @classmethod
+    def _answer_types(cls, answers: Any) -> Any:
+        if not isinstance(answers, Mapping):
+            return answers  # the model's own message: a table is expected
+        for key, value in answers.items():
+            for attempt in value if isinstance(value, list) else [value]:
+                if isinstance(attempt, bool) or not isinstance(attempt, str | int):
+                    raise ValueError(
+                        f"answers.{key}: an answer is a text or a number "
+                        f"(or a list of them), not {json.dumps(attempt, default=str)[:40]}"
+                    )
+        return answers
 
     @field_validator("deal")
     @classmethod
@@ -46,11 +96,13 @@ class ScenarioFile(BaseModel):
                 if not isinstance(value, list):
                     raise ValueError("deal.center must be a list of role ids")
                 continue
-            if not key.isdigit() or int(key) < 1:
-                raise ValueError(f"deal.{key}: keys are seat numbers 1..N (and 'center')")
+            if SEAT_KEY.fullmatch(key) is None:
+                raise ValueError(
+                    f"deal.{key}: keys are seat numbers 1..N (at most {MAX_SEAT}) and 'center'"
+                )
             if not isinstance(value, str):
                 raise ValueError(f"deal.{key}: a seat gets one role id")
-        seats = sorted(int(k) for k in deal if k != "center")
+        seats = sorted(int(k) for k in deal if k != "center")  # each at most MAX_SEAT
         if seats != list(range(1, len(seats) + 1)):
             missing = sorted(set(range(1, max(seats, default=0) + 1)) - set(seats))
             raise ValueError(f"seats missing from the deal: {', '.join(map(str, missing))}")
@@ -75,19 +127,64 @@ def _first_problem(error: ValidationError) -> str:
     if first["type"] == "extra_forbidden":
         return f"{where}: unknown key"
     message = str(first["msg"]).removeprefix("Value error, ")
+    if message.startswith(f"{where}."):  # the message names the key more precisely
+        return message
     return f"{where}: {message}"
+
+
+def _read(path: Path) -> str:
+    """The file's text, read no further than MAX_FILE_BYTES (``/dev/zero`` is not a file)."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_FILE_BYTES // 1024} KB, too large for a scenario file"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+
+
+def _check_sizes(data: Any, where: str = "", depth: int = 0) -> None:
+    """Every key and text short, every array or table shallow (before any validation).
+
+    No answer of any game is longer than a few seats: a longer text, even an answer,
+    is not a value of a scenario file.
+    """
+    if depth > MAX_DEPTH:
+        raise ConfigError(f"{where or 'file'}: nested more than {MAX_DEPTH} deep")
+    if isinstance(data, str) and len(data) > MAX_TEXT:
+        raise ConfigError(f"{where}: a text longer than {MAX_TEXT} characters")
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            name = f"{where}.{key}" if where else str(key)
+            if len(key) > MAX_TEXT:
+                raise ConfigError(f"{name[:40]}…: a key longer than {MAX_TEXT} characters")
+            _check_sizes(value, name, depth + 1)
+    elif isinstance(data, list):
+        for value in data:
+            _check_sizes(value, where, depth + 1)
 
 
 def load_scenario(path: Path) -> ScenarioFile:
     """Read and validate a scenario file; every problem is a ConfigError."""
+    text = _read(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not valid TOML: {str(error)[:80]}") from None
+    try:
+        _check_sizes(data)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
     try:
         scenario = ScenarioFile.model_validate(data)
     except ValidationError as error:

@@ -147,3 +147,20 @@ def test_play_too_many_players_names_the_range() -> None:
     with open("/dev/null", encoding="utf-8") as devnull:
         done = _cli("play", "onenight", "--players", "9", "--text", stdin=devnull.fileno())
     _one_line_error(done, "3–7", "9")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "onenight", "--bogus"],
+        ["play", "onenight", "--text", "--answer-time", "inf"],
+        ["play", "onenight", "--text", "--record-dir", ""],
+        ["demo", "onenight", "--output", "game.mp3"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
+    """Not argparse's usage block: what is wrong, and where the help is."""
+    done = _cli(*args, stdin=subprocess.DEVNULL)
+    line = _one_line_error(done)
+    assert line.startswith("narrator") and "usage:" not in line

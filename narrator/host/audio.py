@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from narrator.host.ports import Clock, Screen
+from narrator.ports import Clock, Screen
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.sound.knocks import chime, tick
@@ -57,7 +57,8 @@ class AudioVoice:
             self.printer.said(text)
         clip = self.speech.clip(key, text)
         token = self.mixer.say(clip)
-        if self.virtual:
+        if self.virtual:  # it cannot end before its own length has been mixed
+            self.clock.sleep(clip.seconds)
             while self.playback.finished_at(token) is None:
                 self.clock.sleep(BLOCK / self.mixer.rate)
         else:

@@ -4,10 +4,16 @@ The sound card is fed by a producer thread that renders the mixer block by block
 into a ring buffer; the PortAudio callback only copies from the ring (no
 allocation, no lock, no printing) and counts underruns. Offline, a virtual clock
 advances the mixer by exactly the time the host waits.
+
+The virtual clock counts whole frames: its time is ``frame / rate``, and a wait
+ends on the first frame at or after the time waited for, at least one frame
+later. So a wait for a window end that lies a rounding error after the clock
+still moves it, and a loop "sleep until end" always ends.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from pathlib import Path
@@ -55,22 +61,83 @@ class Playback:
             return self._changed.wait_for(lambda: token in self._finished, timeout)
 
 
-class OfflineOutput:
-    """Renders the mixer into memory as a virtual clock advances; writes a WAV at the end."""
+def frame_at(when: float, rate: int) -> int:
+    """The first frame whose time ``frame / rate`` is not before ``when`` (exact, in floats)."""
+    frame = math.ceil(when * rate)
+    while frame / rate < when:
+        frame += 1
+    while (frame - 1) / rate >= when:
+        frame -= 1
+    return frame
 
-    def __init__(self, mixer: Mixer) -> None:
+
+class OfflineOutput:
+    """Renders the mixer into memory as a virtual clock advances; writes a WAV at the end.
+
+    With ``keep=False`` the mix is not kept in memory: it is dropped (a check of the
+    clock and the game) or, after ``record_to``, written to a WAV file block by block
+    (an hour of game is 1.4 GB of samples). ``block`` is the most frames mixed at once.
+    """
+
+    def __init__(self, mixer: Mixer, *, keep: bool = True, block: int = BLOCK) -> None:
         self.mixer = mixer
         self.playback = Playback(mixer)
+        self.keep = keep
+        self.block = max(1, block)
         self._blocks: list[Samples] = []
+        self._file: Any = None
+        self._path: Path | None = None
+
+    def record_to(self, path: Path) -> None:
+        """From now on write the mix to a WAV file as it is rendered; ``close`` ends it."""
+        import soundfile
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = soundfile.SoundFile(
+                str(path), "w", self.mixer.rate, MIX_CHANNELS, "PCM_16"
+            )
+        except (OSError, RuntimeError) as error:
+            raise ConfigError(f"cannot write {path}: {error}") from None
+        self._path = path
+        self.keep = False
+
+    def close(self) -> None:
+        if self._file is not None:
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except (OSError, RuntimeError) as error:
+                raise ConfigError(f"cannot write {self._path}: {error}") from None
 
     @property
     def seconds(self) -> float:
         return self.mixer.frame / self.mixer.rate
 
     def advance(self, seconds: float) -> None:
-        target = self.mixer.frame + max(0, round(seconds * self.mixer.rate))
-        while self.mixer.frame < target:
-            self._blocks.append(self.mixer.render(min(BLOCK, target - self.mixer.frame)))
+        """Render ``seconds`` more: up to the first frame at or after now + seconds.
+
+        Any positive wait moves at least one frame; zero, negative or NaN waits do nothing.
+        """
+        if not seconds > 0:
+            return
+        if not math.isfinite(seconds):
+            raise ValueError(f"cannot wait {seconds} s on the virtual clock")
+        now = self.mixer.frame
+        target = max(now + 1, frame_at(now / self.mixer.rate + seconds, self.mixer.rate))
+        self.advance_to(target)
+
+    def advance_to(self, frame: int) -> None:
+        """Render up to (not including) ``frame``."""
+        while self.mixer.frame < frame:
+            block = self.mixer.render(min(self.block, frame - self.mixer.frame))
+            if self.keep:
+                self._blocks.append(block)
+            if self._file is not None:
+                try:
+                    self._file.write(block)
+                except (OSError, RuntimeError) as error:
+                    raise ConfigError(f"cannot write {self._path}: {error}") from None
 
     def samples(self) -> Samples:
         if not self._blocks:
@@ -88,7 +155,10 @@ class OfflineOutput:
 
 
 class VirtualClock:
-    """A clock that only moves when the host waits; waiting renders the mix."""
+    """A clock that only moves when the host waits; waiting renders the mix.
+
+    Its time is a whole number of frames (``output.mixer.frame``); see ``advance``.
+    """
 
     def __init__(self, output: OfflineOutput) -> None:
         self.output = output

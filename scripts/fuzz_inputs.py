@@ -1,0 +1,601 @@
+#!/usr/bin/env python3
+"""Fuzz the two doors anyone can knock on: scenario files and the command line.
+
+Scenario files are mutations of ``tests/scenarios/*.toml`` (values, keys, seats,
+answers, types, sizes, nesting, bytes) plus garbage (random bytes, huge files,
+``/dev/zero``, folders, missing files). Command lines are drawn from the real
+options with good, bad and hostile values. Each case runs in this process
+(``narrator.cli.main(argv)``, SystemExit caught) with the game clock replaced by
+a virtual one (a demo game at the table takes no real time) and no sound card;
+a sample also runs as real subprocesses (not the games at the table, which
+would take their real minutes there).
+
+A case passes when it exits 0, or exits 2 with exactly one line on standard error
+(130/143 when it was stopped); anything else is reported: a traceback, a hang
+(``--timeout`` seconds of machine time), a memory blow-up (the address space is
+limited to ``--memory-mb``; MemoryError) or another exit. The slowest cases are
+listed too. Exit status 1 when any case failed.
+
+    .venv/bin/python scripts/fuzz_inputs.py [--files 1000] [--lines 500] [--subprocess 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "tests" / "scenarios"
+
+GAMES = ("onenight", "halloween", "sport_mafia", "alliance")
+ROLES = [
+    "werewolf", "high_inquisitor", "spirit", "inquisitor", "vampire", "witch", "hunter",
+    "villager", "civilian", "sheriff", "mafia", "don", "seer", "guard", "cupid",
+]  # fmt: skip
+ACTIONS = [
+    "high_inquisitor", "spirit", "vote", "revote", "vampires", "witch", "hunter", "shoot",
+    "don", "sheriff", "nominate", "all_leave", "cupid", "guard", "wolves", "witch_save",
+    "witch_poison", "seer", "candidates", "withdraw", "sheriff_vote", "sheriff_revote",
+    "election.explode", "speeches.explode", "badge", "order", "pk_vote",
+]  # fmt: skip
+WEIRD_NUMBERS = [
+    "0", "-1", "-0", "1e309", "inf", "-inf", "nan", "1e8", "100000000", "1000000000",
+    "99999999999999999999999", "0x10", "1_000", "٣", "３", "3.0", "2.5", "", " ", "1e-320",
+]  # fmt: skip
+WEIRD_TEXTS = [
+    "", " ", "none", "abstain", "yes", "no", "destroy", "center 1 3", "center 9 9 9", "7 7 7",
+    "3 +", "3 -", "8 2", "١", "１", "٣ ٤", "nobody", "\u200b", "x" * 300, "7" * 60, "-3",
+    "center", "1 1", "99", "0", "\t", "☃", "None", "null", "1,2",
+]  # fmt: skip
+
+
+class Hang(BaseException):
+    """The per-case timeout fired (a BaseException: nothing in narrator may catch it)."""
+
+
+@dataclass
+class Outcome:
+    kind: str  # "scenario" or "cli" (+ " subprocess")
+    case: str  # a file name or the argv
+    status: str  # ok | traceback | hang | memory | bad-exit
+    code: int | None = None
+    seconds: float = 0.0
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+
+    def failures(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status != "ok"]
+
+
+# --- TOML out ---------------------------------------------------------------------------
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value))
+
+
+def _key(key: str) -> str:
+    return json.dumps(key, ensure_ascii=False)
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    lines = [f"{_key(k)} = {_value(v)}" for k, v in data.items() if not isinstance(v, dict)]
+    for name, table in data.items():
+        if isinstance(table, dict):
+            lines.append(f"[{_key(name)}]")
+            lines.extend(f"{_key(k)} = {_value(v)}" for k, v in table.items())
+    return "\n".join(lines) + "\n"
+
+
+# --- scenario files ---------------------------------------------------------------------
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+def _answer(rng: random.Random) -> Any:
+    pick = rng.random()
+    if pick < 0.35:
+        return str(rng.randrange(-2, 16))
+    if pick < 0.7:
+        return rng.choice(WEIRD_TEXTS)
+    if pick < 0.8:
+        return rng.choice([True, False, 1.5, math.nan, 7, -7, 10**30, [], {}, {"a": 1}])
+    if pick < 0.9:
+        return [_answer(rng) for _ in range(rng.randrange(0, 5))]
+    return " ".join(str(rng.randrange(0, 14)) for _ in range(rng.randrange(1, 5)))
+
+
+def _prompt_id(rng: random.Random) -> str:
+    phase = rng.choice("nd") + str(rng.choice([0, 1, 1, 2, 3, 5, 31, 10**6]))
+    action = rng.choice(ACTIONS)
+    if rng.random() < 0.4:
+        action += f".{rng.randrange(0, 14)}"
+    return f"{phase}.{action}"
+
+
+def mutate_data(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """One to four structured changes to a parsed scenario."""
+    data = json.loads(json.dumps(data, default=str))
+    for _ in range(rng.randrange(1, 5)):
+        pick = rng.randrange(14)
+        deal = data.setdefault("deal", {})
+        answers = data.setdefault("answers", {})
+        options = data.setdefault("options", {})
+        if pick == 0:
+            data["game"] = rng.choice([*GAMES, "chess", "", 5, True, "Onenight"])
+        elif pick == 1:
+            data["seed"] = rng.choice([True, -1, 2**64, 2**70, 1.5, "1", 0, math.inf])
+        elif pick == 2 and deal:
+            bad = ["١", "１", "0", "-1", "1000000000", "100000000", "1e8", "01", "x"]
+            deal[rng.choice(bad)] = deal.pop(rng.choice(list(deal)))
+        elif pick == 3:
+            deal[str(rng.randrange(1, 40))] = rng.choice([*ROLES, "", 5, ["werewolf"], None])
+        elif pick == 4 and deal:
+            deal.pop(rng.choice(list(deal)))
+        elif pick == 5:
+            deal["center"] = rng.choice(
+                [[], ["werewolf"], [rng.choice(ROLES) for _ in range(rng.randrange(5))], "x", 3]
+            )
+        elif pick == 6:
+            answers[_prompt_id(rng)] = _answer(rng)
+        elif pick == 7 and answers:
+            answers[rng.choice(list(answers))] = _answer(rng)
+        elif pick == 8:
+            name = rng.choice(
+                ["window_s", "discussion_s", "center_cards", "roles", "unvoted_to_last",
+                 "shooting", "cupid_enabled", "seer_center_count", "bogus", "speech_s"]
+            )  # fmt: skip
+            options[name] = rng.choice(
+                [0, -1, 1e9, 10**12, math.inf, math.nan, True, "x", "werewolf=100000000",
+                 "vampire=3,witch=1", [1], 3, 0.001, "call"]
+            )  # fmt: skip
+        elif pick == 9:
+            data["stop_before"] = rng.choice(["n1", "d1", "n٣", "x1", "n99999", "", 3])
+        elif pick == 10:
+            data["lang"] = rng.choice(["ru", "en", "de", "", 1])
+        elif pick == 11:
+            data[rng.choice(["foo", "Game", "deal ", "answer"])] = 1
+        elif pick == 12:
+            answers[_prompt_id(rng)] = [_answer(rng) for _ in range(rng.randrange(50, 400))]
+        else:
+            for seat in range(1, rng.randrange(2, 30)):
+                deal[str(seat)] = rng.choice(ROLES)
+    return data
+
+
+def mutate_text(text: str, rng: random.Random) -> str:
+    """Byte- and line-level damage to a file's text."""
+    lines = text.splitlines()
+    pick = rng.randrange(10)
+    if pick == 0 and lines:
+        del lines[rng.randrange(len(lines))]
+    elif pick == 1 and lines:
+        lines.insert(rng.randrange(len(lines)), rng.choice(lines))
+    elif pick == 2:
+        cut = rng.randrange(len(text) + 1)
+        return text[:cut]
+    elif pick == 3:
+        at = rng.randrange(len(text) + 1)
+        junk = "".join(chr(rng.choice([0, 7, 0x7F, 0x2028, 0xFEFF, 0x661, 0xFF11, 91, 93, 61, 34]))
+                       for _ in range(rng.randrange(1, 6)))  # fmt: skip
+        return text[:at] + junk + text[at:]
+    elif pick == 4:
+        lines.append(f"deep = {_nested(rng.choice([5, 9, 50, 400, 2000, 20000]))}")
+    elif pick == 5:
+        lines.insert(0, "\ufeff")
+    elif pick == 6:
+        lines.append('"n1.x" = "' + "9" * rng.choice([300, 10_000, 200_000]) + '"')
+    elif pick == 7:
+        lines = [line.replace("= ", "= " + rng.choice(WEIRD_NUMBERS) + " ", 1)
+                 if rng.random() < 0.2 else line for line in lines]  # fmt: skip
+    elif pick == 8:
+        lines.append(f'[deal]\n{rng.choice(["١", "１", "1000000000", "100000000"])} = "werewolf"')
+    else:
+        lines.append("[answers]\n" + "\n".join(f'"n1.x{i}" = "1"' for i in range(2000)))
+    return "\n".join(lines) + "\n"
+
+
+def garbage(rng: random.Random, folder: Path, number: int) -> Path:
+    """Not a scenario at all."""
+    pick = rng.randrange(9)
+    path = folder / f"garbage-{number}.toml"
+    if pick == 0:
+        path.write_bytes(rng.randbytes(rng.randrange(0, 5000)))
+    elif pick == 1:
+        path.write_bytes(b'game = "onenight"\n' + b"#" * (300 * 1024))
+    elif pick == 2:
+        return Path("/dev/zero")
+    elif pick == 3:
+        return folder
+    elif pick == 4:
+        return folder / "missing.toml"
+    elif pick == 5:
+        path.write_text("", encoding="utf-8")
+    elif pick == 6:
+        path.write_text("x = " + _nested(rng.choice([100, 1000, 3000])), encoding="utf-8")
+    elif pick == 7:
+        path.write_bytes('game = "onenight"\n'.encode("utf-16"))
+    else:
+        path.write_text(
+            "".join(chr(rng.randrange(32, 0x3000)) for _ in range(rng.randrange(1, 2000))),
+            encoding="utf-8",
+        )
+    return path
+
+
+def scenario_files(count: int, rng: random.Random, folder: Path) -> Iterator[Path]:
+    sources = sorted(SCENARIOS.glob("*.toml"))
+    for number in range(count):
+        if number % 10 == 9:
+            yield garbage(rng, folder, number)
+            continue
+        source = rng.choice(sources)
+        text = source.read_text(encoding="utf-8")
+        if rng.random() < 0.6:
+            text = to_toml(mutate_data(tomllib.loads(text), rng))
+        if rng.random() < 0.5:
+            text = mutate_text(text, rng)
+        path = folder / f"{number:05}-{source.stem}.toml"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        yield path
+
+
+# --- command lines ----------------------------------------------------------------------
+
+
+def _number(rng: random.Random, good: list[str]) -> str:
+    return rng.choice(good) if rng.random() < 0.85 else rng.choice(WEIRD_NUMBERS)
+
+
+def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
+    pick = rng.random()
+    records = ["--record-dir", str(folder / "records")]
+    if pick < 0.04:
+        return rng.choice([[], ["--help"], ["nosuch"], ["play"], ["games"], ["scenario"]])
+    if pick < 0.08:
+        return rng.choice([["games"], ["games", "x"], ["models", "list", "--dir", str(folder)]])
+    if pick < 0.14:
+        sources = sorted(SCENARIOS.glob("*.toml"))
+        argv = ["scenario", "run", str(rng.choice(sources))]
+        return (
+            argv
+            + (["--text"] if rng.random() < 0.5 else [])
+            + (["--bogus"] if rng.random() < 0.1 else [])
+        )
+    command = "demo" if pick < 0.4 else "play"
+    game = rng.choice([*GAMES, *GAMES, "chess", "", "Onenight"])
+    argv = [command, game]
+    if rng.random() < 0.6:
+        argv += ["--players", _number(rng, ["3", "5", "7", "9", "10", "12"])]
+    if rng.random() < 0.5:
+        argv += ["--seed", _number(rng, ["1", "2", "42", "4294967295", "-5"])]
+    if rng.random() < 0.3:
+        argv += ["--lang", rng.choice(["ru", "en", "de"])]
+    if command == "play":
+        argv.append("--text")
+        if rng.random() < 0.5:
+            argv += ["--answer-time", _number(rng, ["0.5", "1", "2.5", "10"])]
+        if rng.random() < 0.4:
+            argv += ["--window", _number(rng, ["0.5", "1", "3.2", "0.1"])]
+        if rng.random() < 0.4:
+            argv += ["--discussion", _number(rng, ["0", "0.5", "1"])]
+        if rng.random() < 0.1:
+            argv.append("--demo")
+        if rng.random() < 0.05:
+            argv += ["--input", rng.choice(["voice", "keyboard"])]
+    else:
+        pick_out = rng.random()
+        if pick_out < 0.5:
+            argv += ["--output", str(folder / f"demo-{number}.wav")]
+        elif pick_out < 0.8:
+            argv += ["--output", rng.choice(
+                [str(folder / "x"), str(folder / "x.mp3"), str(folder), "", str(folder / "d/"),
+                 "/proc/x.wav", str(folder / "nested" / "deeper" / f"d{number}.wav")]
+            )]  # fmt: skip
+        if rng.random() < 0.3:
+            argv += ["--knock-volume", _number(rng, ["0", "0.35", "1", "1.5"])]
+        if rng.random() < 0.3:
+            argv += ["--knock-density", _number(rng, ["0", "3", "20", "21"])]
+        if rng.random() < 0.2:
+            argv.append(rng.choice(["--no-knocks", "--ticks"]))
+        if rng.random() < 0.2:
+            argv += ["--rate", _number(rng, ["150", "300", "39", "601"])]
+        short = ["window_s", "discussion_s", "speech_s", "vampires_s", "meeting_s", "check_s"]
+        for name in rng.sample(short, rng.randrange(0, 3)):
+            argv += ["-o", f"{name}={_number(rng, ['0.5', '1', '2.2', '3.2'])}"]
+    if rng.random() < 0.35:
+        argv += ["-o", rng.choice(
+            ["lone_wolf_peek=true", "center_cards=3", "center_cards=1000000000", "roles=\"x\"",
+             'roles="werewolf=1,spirit=1"', 'roles="vampire=100000000"', "=", "x", "k=[[[[",
+             "bogus=1", 'shooting="call"', "unvoted_to_last=true", "cupid_enabled=true",
+             "window_s=inf", "window_s=nan", "window_s=-1", "discussion_s=1e300",
+             "k=" + "[" * 3000]
+        )]  # fmt: skip
+    if rng.random() < 0.7 or command == "play":
+        argv += records
+    elif rng.random() < 0.3:
+        argv += ["--record-dir", rng.choice(["", "/proc", "/dev/null", str(folder / "r")])]
+    if rng.random() < 0.05:
+        argv.insert(rng.randrange(len(argv) + 1), rng.choice(["--bogus", "-x", "--", "-o"]))
+    return argv
+
+
+# --- running ----------------------------------------------------------------------------
+
+
+class FastClock:
+    """The table's clock in a fuzz run: waiting moves virtual time, nothing sleeps."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self.t += max(seconds, 1e-6)
+
+
+def _alarm(_signum: int, _frame: FrameType | None) -> None:
+    raise Hang
+
+
+@contextlib.contextmanager
+def _harness() -> Iterator[None]:
+    """No keyboard, no sound card, no real waiting; everything put back afterwards."""
+    import narrator.app as app
+
+    saved = (sys.stdin, app.RealClock, app.output_problem, signal.getsignal(signal.SIGALRM))
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - closed below
+    app.RealClock = FastClock  # type: ignore[assignment,misc]
+    app.output_problem = lambda: "no sound output device (fuzz run)"
+    signal.signal(signal.SIGALRM, _alarm)
+    try:
+        yield
+    finally:
+        sys.stdin.close()
+        sys.stdin, app.RealClock, app.output_problem = saved[0], saved[1], saved[2]
+        signal.signal(signal.SIGALRM, saved[3])
+
+
+def judge(code: int | None, stderr: str) -> tuple[str, str]:
+    if "Traceback" in stderr:
+        return "traceback", stderr[-2000:]
+    if code in (0, 130, 143):
+        return "ok", ""
+    if code == 2:
+        lines = stderr.strip().splitlines()
+        if len(lines) == 1:
+            return "ok", ""
+        return "bad-exit", f"exit 2 with {len(lines)} lines on stderr: {stderr[-600:]!r}"
+    return "bad-exit", f"exit {code}: {stderr[-600:]!r}"
+
+
+def run_inside(kind: str, argv: list[str], timeout: float) -> Outcome:
+    """``narrator.cli.main(argv)`` in this process, its output captured."""
+    from narrator import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    start = time.perf_counter()
+    code: int | None = None
+    status, detail = "ok", ""
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(argv)
+            except SystemExit as done:
+                code = done.code if isinstance(done.code, int) else (0 if done.code is None else 2)
+    except Hang:
+        status, detail = "hang", f"still running after {timeout:g} s"
+    except MemoryError:
+        status, detail = "memory", "MemoryError"
+    except Exception:
+        status, detail = "traceback", traceback.format_exc(limit=8)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    seconds = time.perf_counter() - start
+    if status == "ok":
+        status, detail = judge(code, err.getvalue())
+    return Outcome(kind, " ".join(argv), status, code, seconds, detail)
+
+
+def run_outside(kind: str, argv: list[str], timeout: float, memory_mb: int) -> Outcome:
+    """The same as a real process, with its address space limited."""
+    limit = memory_mb * 1024 * 1024
+    boot = (
+        "import resource, runpy, sys; "
+        f"resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit})); "
+        "sys.argv = ['narrator', *sys.argv[1:]]; "
+        "runpy.run_module('narrator.cli', run_name='__main__')"
+    )
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", boot, *argv],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return Outcome(kind, " ".join(argv), "hang", None, timeout, f"> {timeout:g} s")
+    seconds = time.perf_counter() - start
+    status, detail = judge(done.returncode, done.stderr)
+    if "MemoryError" in done.stderr:
+        status = "memory"
+    return Outcome(kind, " ".join(argv), status, done.returncode, seconds, detail)
+
+
+def _limit_memory(memory_mb: int) -> None:
+    limit = memory_mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard == resource.RLIM_INFINITY or hard > limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def fuzz(
+    files: int,
+    lines: int,
+    outside: int,
+    seed: int,
+    timeout: float,
+    memory_mb: int,
+    limit_memory: bool = True,
+    quiet: bool = False,
+) -> Report:
+    rng = random.Random(seed)
+    report = Report()
+    if limit_memory:
+        _limit_memory(memory_mb)
+    saved_data_home = os.environ.get("XDG_DATA_HOME")
+    with tempfile.TemporaryDirectory(prefix="narrator-fuzz-") as name:
+        folder = Path(name)
+        os.environ["XDG_DATA_HOME"] = str(folder / "data")  # default records, narrations
+        try:
+            _run_cases(report, rng, folder, files, lines, outside, timeout, memory_mb, quiet)
+        finally:
+            if saved_data_home is None:
+                os.environ.pop("XDG_DATA_HOME", None)
+            else:
+                os.environ["XDG_DATA_HOME"] = saved_data_home
+    return report
+
+
+def _run_cases(
+    report: Report,
+    rng: random.Random,
+    folder: Path,
+    files: int,
+    lines: int,
+    outside: int,
+    timeout: float,
+    memory_mb: int,
+    quiet: bool,
+) -> None:
+    cases: list[tuple[str, list[str]]] = []
+    for path in scenario_files(files, rng, folder):
+        argv = ["scenario", "run", str(path)]
+        cases.append(("scenario", argv + (["--text"] if rng.random() < 0.2 else [])))
+    cases += [("cli", command_line(rng, folder, n)) for n in range(lines)]
+    real_time: set[int] = set()  # a game at the table: minutes of real time outside
+    with _harness():
+        for number, (kind, argv) in enumerate(cases):
+            outcome = run_inside(kind, argv, timeout)
+            report.add(outcome)
+            if argv[:1] == ["play"] and outcome.code == 0:
+                real_time.add(number)
+            if not quiet and outcome.status != "ok":
+                print(f"[{number}] {outcome.status}: {outcome.case}", flush=True)
+    quick = [case for number, case in enumerate(cases) if number not in real_time]
+    for kind, argv in rng.sample(quick, min(outside, len(quick))):
+        outcome = run_outside(f"{kind} subprocess", argv, timeout, memory_mb)
+        report.add(outcome)
+        if not quiet and outcome.status != "ok":
+            print(f"[subprocess] {outcome.status}: {outcome.case}", flush=True)
+
+
+def summary(report: Report) -> str:
+    lines = []
+    by_kind: dict[str, list[Outcome]] = {}
+    for outcome in report.outcomes:
+        by_kind.setdefault(outcome.kind, []).append(outcome)
+    for kind, outcomes in sorted(by_kind.items()):
+        counts: dict[str, int] = {}
+        codes: dict[str, int] = {}
+        for outcome in outcomes:
+            counts[outcome.status] = counts.get(outcome.status, 0) + 1
+            codes[str(outcome.code)] = codes.get(str(outcome.code), 0) + 1
+        slowest = max(outcomes, key=lambda o: o.seconds)
+        lines.append(
+            f"{kind:22} {len(outcomes):5} cases: "
+            + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            + f"; exits {dict(sorted(codes.items()))}; slowest {slowest.seconds:.2f} s"
+        )
+    bad_files = [o for o in report.outcomes if o.kind == "scenario" and o.code == 2]
+    if bad_files:
+        slowest = sorted(bad_files, key=lambda o: o.seconds)[-3:]
+        lines.append(
+            "slowest rejected scenario files: "
+            + ", ".join(f"{Path(o.case.split()[2]).name} {o.seconds:.3f} s" for o in slowest)
+        )
+    failures = report.failures()
+    lines.append(
+        f"{len(report.outcomes)} cases, {len(failures)} failures "
+        f"(tracebacks {sum(o.status == 'traceback' for o in failures)}, "
+        f"hangs {sum(o.status == 'hang' for o in failures)}, "
+        f"memory {sum(o.status == 'memory' for o in failures)}, "
+        f"other exits {sum(o.status == 'bad-exit' for o in failures)})"
+    )
+    for outcome in failures[:30]:
+        lines.append(f"--- {outcome.status}: {outcome.kind}: {outcome.case[:300]}")
+        lines.append("    " + outcome.detail.strip().replace("\n", "\n    ")[-1500:])
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=1000, help="scenario files")
+    parser.add_argument("--lines", type=int, default=500, help="command lines")
+    parser.add_argument("--subprocess", type=int, default=40, help="cases also run as processes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=60.0, help="machine seconds per case")
+    parser.add_argument("--memory-mb", type=int, default=3000, help="address space limit")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    report = fuzz(args.files, args.lines, args.subprocess, args.seed, args.timeout, args.memory_mb)
+    print(summary(report))
+    print(f"in {time.perf_counter() - started:.0f} s")
+    return 1 if report.failures() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -113,6 +113,7 @@ class TableSettings:
     demo: bool = False
     record_dir: Path | None = None
     voice: str | None = None  # None: print only; "auto" or a voice id: speak
+    silent: bool = False  # --silent: print only, whatever the remembered settings say
     rate: int | None = None
     voice_pack: str | None = None
     knocks: bool = True

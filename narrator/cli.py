@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
         help="play a demo game with random answers (automatic when nobody is at the keyboard)",
     )
     play.add_argument("--record-dir", type=_path, default=None, help="where game records go")
+    play.add_argument(
+        "--silent", action="store_true", help="do not speak: the lines are only shown"
+    )
     _sound_options(play)
     _listen_options(play)
 
@@ -266,14 +269,23 @@ def _games() -> int:
 
     for name in known_names():
         seats = get_variant(name).seat_counts
-        print(f"{name}\t{seats.start}–{seats.stop - 1} players")
+        count = f"{seats.start}" if len(seats) == 1 else f"{seats.start}–{seats.stop - 1}"
+        print(f"{name}\t{count} players")
     return 0
 
 
 def _play(args: argparse.Namespace) -> int:
     from narrator.app import play_at_table
 
+    code: int = play_at_table(play_settings(args))
+    return code
+
+
+def play_settings(args: argparse.Namespace) -> Any:
+    """The settings of ``narrator play``: it speaks unless ``--silent``."""
     settings = _settings(args, answer_s=args.answer_time, demo=args.demo or not sys.stdin.isatty())
+    settings.voice = None if args.silent else (args.voice or "auto")  # speak by default
+    settings.silent = args.silent
     settings.text = args.text
     if args.window is not None:
         settings.options["window_s"] = args.window
@@ -283,8 +295,7 @@ def _play(args: argparse.Namespace) -> int:
     settings.asr_model = args.asr_model
     settings.input_device = args.input_device
     settings.push_to_talk = args.push_to_talk
-    code: int = play_at_table(settings)
-    return code
+    return settings
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -290,6 +290,8 @@ class ScenarioDriver(Driver):
             self.confirm(step, answer)
         for _, key in self.timer_warnings(step):
             self.carry_out(Say(key))
+        if step.expired is not None:  # with no clock every timer runs to its end
+            self.carry_out(Say(step.expired))
         return answer
 
     def finished(self, outcome: Any) -> None:

@@ -281,6 +281,8 @@ class FakeTable(Driver):
             self.confirm(step, answer)
         for _, key in self.timer_warnings(step):
             self.carry_out(Say(key))
+        if step.expired is not None:
+            self.carry_out(Say(step.expired))
         return answer
 
     # --- what the game showed ------------------------------------------------------------
@@ -603,7 +605,16 @@ CLEAR_SCROLLBACK = "\x1b[3J"
 
 def spawn_play(game: str, tmp_path: Path, *args: str, width: int = 200) -> pexpect.spawn:
     """``narrator play GAME --text`` in a real pseudo-terminal, its record in ``tmp_path``."""
-    command = ["-m", "narrator.cli", "play", game, "--text", "--record-dir", str(tmp_path)]
+    command = [
+        "-m",
+        "narrator.cli",
+        "play",
+        game,
+        "--text",
+        "--silent",
+        "--record-dir",
+        str(tmp_path),
+    ]
     return pexpect.spawn(
         sys.executable, [*command, *args], encoding="utf-8", timeout=30, dimensions=(50, width)
     )

@@ -566,7 +566,7 @@ def test_a_vampire_win_at_dawn_ends_before_the_day() -> None:
 def test_discussion_lines_and_timer() -> None:
     steps, _ = play(BASE, {}, stop_before="n2")
     assert "halloween.discussion_3min" in said(steps)
-    assert Timer(Tag("d1", "discussion"), 180) in steps
+    assert Timer(Tag("d1", "discussion"), 180, expired="timer.time_up") in steps
     steps, _ = play(BASE, {}, stop_before="n2", discussion_s=60, allow_self_vote=True)
     assert "halloween.discussion" in said(steps)
     assert "halloween.vote_self_allowed" in said(steps)

@@ -116,6 +116,8 @@ class RandomTable(Driver):
             self.confirm(step, answer)
         for _, key in self.timer_warnings(step):  # as the scenario runner says them
             self.carry_out(Say(key))
+        if step.expired is not None:
+            self.carry_out(Say(step.expired))
         return answer
 
     def wake(self, step: Wake) -> None:

@@ -134,7 +134,7 @@ def test_a_piped_demo_game_writes_no_secret(tmp_path: Path) -> None:
 def test_a_piped_text_host_shows_secrets_on_the_keyboard_terminal_only(tmp_path: Path) -> None:
     log = tmp_path / "game.log"
     command = (
-        f"exec {sys.executable} -m narrator.cli play onenight --text --demo --players 3 "
+        f"exec {sys.executable} -m narrator.cli play onenight --text --silent --demo --players 3 "
         f"--seed 3 --lang en --window 0.5 --discussion 0.5 --answer-time 1 "
         f"--record-dir {tmp_path / 'records'} > {log}"
     )
@@ -416,7 +416,7 @@ def _echo_is_on(child: pexpect.spawn) -> bool:
 
 
 def _spawn_text_host(folder: Path, *args: str) -> pexpect.spawn:
-    command = ["-m", "narrator.cli", "play", "onenight", "--text", "--players", "3"]
+    command = ["-m", "narrator.cli", "play", "onenight", "--text", "--silent", "--players", "3"]
     command += ["--lang", "en", "--record-dir", str(folder), *args]
     return pexpect.spawn(
         sys.executable, command, cwd=ROOT, encoding="utf-8", timeout=60, dimensions=(50, 200)
@@ -475,7 +475,18 @@ def test_a_record_folder_that_fills_up_does_not_stop_the_game(tmp_path: Path) ->
         "resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000)); "
         f"{RUN_CLI}"
     )
-    args = ["play", "onenight", "--text", "--players", "3", "--lang", "en", "--window", "0.3"]
+    args = [
+        "play",
+        "onenight",
+        "--text",
+        "--silent",
+        "--players",
+        "3",
+        "--lang",
+        "en",
+        "--window",
+        "0.3",
+    ]
     args += ["--discussion", "0.3", "--answer-time", "1", "--record-dir", str(records)]
     done = subprocess.run(
         [sys.executable, "-c", boot, *args],
@@ -508,3 +519,10 @@ def test_a_small_fuzz_run_finds_nothing() -> None:
         quiet=True,
     )  # fmt: skip
     assert not report.failures(), fuzz.summary(report)
+
+
+def test_games_lists_a_fixed_count_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "sport_mafia\t10 players" in out and "10–10" not in out
+    assert "onenight\t3–7 players" in out

@@ -63,3 +63,33 @@ def test_the_set_up_screen_saves_a_preset_and_starts(tmp_path: Path) -> None:
     asyncio.run(run())
     assert chosen and chosen[0]["game"] == "sport_mafia"
     assert load_saved(last_path("sport_mafia", tmp_path))["game"] == "sport_mafia"
+
+
+def test_silent_wins_over_a_remembered_voice(tmp_path: Path) -> None:
+    assert save(last_path("onenight", tmp_path), {"game": "onenight", "voice": "auto"}) is None
+    silent = TableSettings(game="onenight", voice=None, silent=True)
+    assert initial_values(silent, tmp_path)["voice"] is None
+    spoken = TableSettings(game="onenight", voice="auto")
+    assert initial_values(spoken, tmp_path)["voice"] == "auto"
+
+
+def test_a_number_typed_into_an_optional_number_switch_is_a_number() -> None:
+    from narrator.rules.registry import get_variant, make_switches
+    from narrator.screen.setup import _number_kind
+
+    window = get_variant("alliance").switches.model_fields["window_s"].annotation
+    assert _number_kind(window) is float  # float | None: it was passed on as text
+    assert _number_kind(int) is int and _number_kind(str) is None
+    make_switches(get_variant("alliance"), {"window_s": 8.0})  # the value it now gives
+
+
+def test_play_speaks_by_default_and_silent_turns_it_off() -> None:
+    from narrator.cli import _parser, play_settings
+
+    def voice(*args: str) -> str | None:
+        settings = play_settings(_parser().parse_args(["play", "onenight", *args]))
+        return settings.voice  # type: ignore[no-any-return]
+
+    assert voice() == "auto"
+    assert voice("--voice", "zle/ru") == "zle/ru"
+    assert voice("--silent") is None

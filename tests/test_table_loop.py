@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from narrator.host.table import TableDriver
+from narrator.host.table import TableDriver, Taken
 from narrator.ports import ENTER, Attempt
 from narrator.record import GameRecord
 from narrator.rules.alliance import candidates_prompt, order_prompt
@@ -251,3 +251,102 @@ def test_a_confirmed_explosion_is_judged() -> None:
     confirmed: list[str | Attempt] = ["*", "8", ENTER, ENTER]
     assert claim_run((8,), confirmed)[0] == ExplodeAnswer(8, 3)
     assert claim_run((5,), confirmed)[0] is None  # he claimed it himself: refused
+
+
+# --- timers and stopping (issue 12 #3, #11) ----------------------------------------------
+
+
+def discussion(typed: list[str | Attempt]) -> list[str]:
+    """A 20-second discussion with «Время вышло.» for its end; the lines said."""
+    said: list[str] = []
+
+    class Voice:
+        def say(self, key: str, text: str) -> None:
+            said.append(text)
+
+    def script() -> Script:
+        yield Phase("d1")
+        yield Timer(Tag("d1", "discussion"), 20.0, warnings=(), expired="timer.time_up")
+        return Outcome(None, "d1")
+
+    play_at_table(script(), ScriptedKeys(FakeClock(), typed), voice=Voice())
+    return said
+
+
+def test_time_is_up_only_when_the_discussion_ran_out() -> None:
+    assert "Время вышло." in discussion([])
+    assert "Время вышло." not in discussion([ENTER])  # ended early: «Спасибо»
+
+
+def test_a_second_esc_cancels_the_stop_question_and_day_time_stands_still() -> None:
+    from narrator.ports import INTERRUPT
+
+    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+
+    class SlowKeys(ScriptedKeys):
+        """The table thinks for 30 s over the stop question (longer than the answer time)."""
+
+        seen = 0
+
+        def read(self, timeout: float) -> str | Attempt | None:
+            key = super().read(timeout)
+            if key == INTERRUPT:
+                self.seen += 1
+                if self.seen == 2:  # the answer to the question comes 30 s later
+                    self.clock.sleep(30)
+            return key
+
+    def script() -> Script:
+        yield Phase("d1")
+        got.append((yield Ask(prompt)))
+        return Outcome(None, "d1")
+
+    got: list[object] = []
+    keys = SlowKeys(FakeClock(), [INTERRUPT, INTERRUPT, "6", ENTER])
+    play_at_table(script(), keys)
+    assert got == [CountAnswer(6)]  # not stopped, and the 5-second answer time was kept
+
+
+def test_the_stop_question_stops_only_on_yes() -> None:
+    import pytest
+
+    from narrator.host.table import GameStopped
+    from narrator.ports import INTERRUPT
+
+    def script() -> Script:
+        yield Phase("d1")
+        yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
+        return Outcome(None, "d1")
+
+    with pytest.raises(GameStopped):
+        play_at_table(script(), ScriptedKeys(FakeClock(), [INTERRUPT, "1"]))
+
+
+def test_the_end_screen_tells_the_game_in_words() -> None:
+    from narrator.rules.answers import SeatAnswer
+    from narrator.rules.core import Eliminate, Secret, Show
+
+    deal = Deal(("civilian", "sheriff", "mafia", "civilian", "don", "civilian"), ())
+    driver = TableDriver(
+        load_catalog("ru"),
+        GameRecord(),
+        voice=SilentVoice(),
+        screen=RecordingScreen(),
+        keys=ScriptedKeys(FakeClock(), []),
+        clock=FakeClock(),
+        answer_s=5,
+    )
+    driver._game = Game("sport_mafia", deal, iter(()))  # type: ignore[arg-type]
+    sheriff = Tag("n1", "sheriff")
+    driver._history = [
+        ("n1", Taken((2,), SeatAnswer(3))),
+        ("n1", Show(sheriff, (2,), Secret.token("mafia"))),
+        ("d2", Eliminate(3, "d2", "voted")),
+    ]
+    outcome = Outcome("red", "d2", reveal={s: deal.role_of(s) for s in range(1, 7)})
+    lines = driver.timeline(outcome)
+    assert "Игрок номер 3: Мафия." in lines  # every seat's role
+    assert "Ночь 1: Шериф (2) → 3" in lines  # whom the sheriff checked
+    assert any(line.startswith("Ночь 1: Шериф (2) — Мафия") for line in lines), lines
+    assert "День 2: Игрок номер 3 — исключён голосованием" in lines
+    assert not any("n1." in line or "mafia" in line for line in lines)  # no ids, no role ids

@@ -285,3 +285,36 @@ def test_pause_and_repeat_are_inert_at_night() -> None:
     assert not paused_at_night, "P at night stopped the clock and the knocks: audible"
     assert paused_by_day
     assert app.error is None
+
+
+async def help_and_stop_keys() -> tuple[list[str], TableApp]:
+    from narrator.screen.tui import HelpScreen
+
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config, with_setup=False)
+    seen: list[str] = []
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+        await pilot.press("question_mark")
+        await pilot.pause(0.2)
+        seen.append("help" if isinstance(app.screen, HelpScreen) else "table")
+        await pilot.press("question_mark")
+        await pilot.pause(0.2)
+        seen.append("help" if isinstance(app.screen, HelpScreen) else "table")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: any("Прервать игру?" in line for line in app.page_lines))
+        await pilot.press("escape")  # a second Esc goes on
+        await until(pilot, lambda: any("Продолжаем." in line for line in app.page_lines))
+        seen.append("running" if not app.finished else "stopped")
+        await pilot.press("slash", "0")  # the keypad's way: help, then 0 asks to stop
+        await until(pilot, lambda: sum("Прервать игру?" in x for x in app.page_lines) == 2)
+        await pilot.press("1")
+        await until(pilot, lambda: app.finished)
+        await pilot.press("escape")
+    return seen, app
+
+
+def test_help_toggles_and_stopping_needs_an_explicit_yes() -> None:
+    seen, app = asyncio.run(help_and_stop_keys())
+    assert seen == ["help", "table", "running"]
+    assert app.code == 130 and app.error is None

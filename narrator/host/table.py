@@ -30,6 +30,7 @@ from narrator.record import GameRecord
 from narrator.rules import codec
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
+    Ask,
     DealCard,
     Eliminate,
     Game,
@@ -44,6 +45,7 @@ from narrator.rules.core import (
     Timer,
     Wake,
     phase_kind,
+    phase_number,
 )
 from narrator.rules.errors import NarratorError
 from narrator.voice.catalog import Catalog
@@ -53,6 +55,7 @@ _LOGGER = logging.getLogger(__name__)
 TICK = 0.1  # how often countdowns are redrawn, seconds
 TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
 DEAL_SHOW_S = 8.0  # a dealt card disappears by itself after this long
+STOP_YES = frozenset({"y", "Y", "д", "Д", "1"})  # the stop question's yes; keypad: 1
 CLAIM_S = 8.0  # a claim (a werewolf exploding) waits this long for its claimant's Enter
 
 
@@ -106,12 +109,17 @@ class TableDriver(Driver):
         self._cues: list[tuple[float, Say]] = []
         self._cue_seats: list[Seat | None] = []
         self._ticks: list[float] = []  # when the open window ticks: from its start and length
-        self._history: list[tuple[str, Show | Eliminate]] = []
+        self._history: list[tuple[str, Show | Eliminate | Taken]] = []
+        self._held = 0.0  # seconds the game time stood still (the stop question by day)
         self._last_line = ""
         self._reason = ""
         self._collecting = False
         self.game = ""
         self._game: Game | None = None
+
+    def _now(self) -> float:
+        """Game time: the clock, less the time the table spent on the stop question by day."""
+        return self.clock.now() - self._held
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -143,18 +151,22 @@ class TableDriver(Driver):
         enter_ends: bool = False,
         warnings: list[tuple[float, str]] | None = None,
         on_answer: Callable[[Answer], None] | None = None,
-    ) -> None:
-        """Read keys until ``end`` (or an early end); cues and warnings are said on time."""
+    ) -> bool:
+        """Read keys until ``end`` (or an early end); cues and warnings are said on time.
+
+        True when the time ran out, False when the table ended it early.
+        """
         pending = list(warnings or [])
         self._collecting = True
         try:
-            self._read_until(
+            ran_out = self._read_until(
                 end, total, label, entry, pending, stop_on_answer, enter_ends, on_answer
             )
         finally:
             self._collecting = False
         self._say_due_cues()
         self.screen.live(None)
+        return ran_out
 
     def _read_until(
         self,
@@ -166,11 +178,11 @@ class TableDriver(Driver):
         stop_on_answer: bool,
         enter_ends: bool,
         on_answer: Callable[[Answer], None] | None,
-    ) -> None:
-        while (left := end - self.clock.now()) > 0:
+    ) -> bool:
+        while (left := end - self._now()) > 0:
             self._say_due_cues()
             self._tick_due()
-            if entry is not None and entry.claim and self.clock.now() >= entry.claim_until:
+            if entry is not None and entry.claim and self._now() >= entry.claim_until:
                 self._unconfirmed(entry)
             while pending and left <= pending[0][0]:
                 self.carry_out(Say(pending.pop(0)[1]))
@@ -181,13 +193,13 @@ class TableDriver(Driver):
             if isinstance(key, Attempt):
                 accepted = self._given(entry, key)
                 if key.ends and enter_ends and accepted is None:
-                    break
+                    return False
             elif key == INTERRUPT:
                 self._confirm_stop()
                 continue
             elif entry is None:
                 if enter_ends and key == ENTER:
-                    break
+                    return False
                 continue
             elif entry.prompt is not None and entry.prompt.calls:
                 if key == " " and not entry.answered and self._cue_seats:
@@ -198,16 +210,16 @@ class TableDriver(Driver):
                 if entry.claim is not None and not entry.typed.strip():
                     claim, entry.claim = entry.claim, None
                     if self._interrupt(entry, claim):
-                        break
+                        return False
                     continue
                 if not entry.typed.strip():
                     if enter_ends:
-                        break
+                        return False
                     continue
                 interrupt = codec.interrupt_from_keys(entry.typed, entry.interrupt)
                 if interrupt is not None:
                     if self._claim(entry, interrupt):
-                        break
+                        return False
                     continue
                 typed = entry.typed.strip()
                 accepted = self._enter(entry)
@@ -228,7 +240,8 @@ class TableDriver(Driver):
                 if on_answer is not None:
                     on_answer(accepted)
                 if stop_on_answer:
-                    break
+                    return False
+        return True
 
     def _noted(
         self,
@@ -246,7 +259,7 @@ class TableDriver(Driver):
     def _tick_due(self) -> None:
         """A soft tick in each of a wake window's last seconds: a function of its start
         and length only, never of what was typed in it (issue 17 #3)."""
-        while self._ticks and self.clock.now() >= self._ticks[0]:
+        while self._ticks and self._now() >= self._ticks[0]:
             self._ticks.pop(0)
             self.sound.tick()
 
@@ -280,7 +293,7 @@ class TableDriver(Driver):
             self.rejected(interrupt, text, error)
             entry.reason = self._reason
             return False
-        entry.claim, entry.claim_until = text, self.clock.now() + CLAIM_S
+        entry.claim, entry.claim_until = text, self._now() + CLAIM_S
         self.carry_out(Say(interrupt.claim, {"seat": claimant}))
         return False
 
@@ -349,7 +362,7 @@ class TableDriver(Driver):
 
     def wake(self, step: Wake) -> None:
         self._window = step
-        self._window_start = self.clock.now()
+        self._window_start = self._now()
         self._window_entry = None
         self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
         self._cue_seats = [_seat_param(cue) for cue in step.cues]
@@ -376,7 +389,7 @@ class TableDriver(Driver):
         self.sound.night(False)
 
     def _say_due_cues(self) -> None:
-        while self._cues and self.clock.now() - self._window_start >= self._cues[0][0]:
+        while self._cues and self._now() - self._window_start >= self._cues[0][0]:
             self.carry_out(self._cues.pop(0)[1])
 
     def _window_end(self) -> float:
@@ -390,7 +403,7 @@ class TableDriver(Driver):
             self._window_entry = entry
             end, total, label = self._window_end(), self._window.seconds, ""
         else:
-            end, total = self.clock.now() + self.answer_s, self.answer_s
+            end, total = self._now() + self.answer_s, self.answer_s
             label = self._label(prompt, self.game)
         self._run(end, total, label, entry, stop_on_answer=True)
         self.keys.expect(None)
@@ -436,8 +449,8 @@ class TableDriver(Driver):
 
     def _wait_enter(self, seconds: float | None = None) -> None:
         """Until Enter (or, with ``seconds``, until that much time has passed)."""
-        end = None if seconds is None else self.clock.now() + seconds
-        while end is None or self.clock.now() < end:
+        end = None if seconds is None else self._now() + seconds
+        while end is None or self._now() < end:
             key = self.keys.read(TICK)
             if key == INTERRUPT:
                 self._confirm_stop()
@@ -471,8 +484,8 @@ class TableDriver(Driver):
         def confirm(answer: Answer) -> None:
             self.confirm(step, answer)
 
-        self._run(
-            self.clock.now() + step.seconds,
+        ran_out = self._run(
+            self._now() + step.seconds,
             step.seconds,
             label,
             entry,
@@ -480,6 +493,8 @@ class TableDriver(Driver):
             warnings=self.timer_warnings(step),
             on_answer=confirm,
         )
+        if ran_out and step.expired is not None and entry_not_interrupted(entry):
+            self.carry_out(Say(step.expired))
         self.keys.expect(None)
         if self._game is not None and step.seat is not None:
             self.screen.table(self._game.public_view(), None)  # the speech is over
@@ -494,20 +509,31 @@ class TableDriver(Driver):
     # --- stopping ----------------------------------------------------------------------------
 
     def _confirm_stop(self) -> None:
+        """Stop only on an explicit yes; a second Esc (or any other key) goes on.
+
+        By day the game time stands still meanwhile, so no speech or answer is lost;
+        at night it runs on, because a pause would be heard (issue 17 #4).
+        """
         self.screen.line("")
         self.screen.line(self.t("screen.confirm_quit"))
+        asked = self.clock.now()
         while True:
             key = self.keys.read(TICK)
-            if key in {"y", "Y", "д", "Д", INTERRUPT}:
+            if isinstance(key, str) and key in STOP_YES:
                 raise GameStopped
-            if key is not None:
-                self.screen.line(self.t("screen.resumed"))
-                return
+            if key is not None and not isinstance(key, Attempt):
+                break
+        if phase_kind(self.phase) != "night":
+            self._held += self.clock.now() - asked
+        self.screen.line(self.t("screen.resumed"))
 
     def carry_out(self, step: Step) -> Answer | None:
         if isinstance(step, Show | Eliminate):
             self._history.append((self.phase, step))  # for the end screen's timeline
         answer = super().carry_out(step)
+        if isinstance(step, Ask) and _acted_at_night(step.prompt, answer):
+            assert answer is not None
+            self._history.append((self.phase, Taken(step.prompt.seats, answer)))
         if isinstance(step, Eliminate) and self._game is not None:
             self.screen.table(self._game.public_view(), None)  # announced: the ring follows
         return answer
@@ -522,23 +548,72 @@ class TableDriver(Driver):
         self.screen.end(self.t("screen.winner", winner=winner), self.timeline(outcome))
 
     def timeline(self, outcome: Outcome) -> list[str]:
-        """Every role, then what happened in each phase: checks, shots, eliminations."""
+        """Every seat's role and the centre cards, then each phase in words: who did
+        what at night (answers and what they were shown), and who left and why."""
         lines = [
             self.t("reveal.seat", seat=seat, role=self.t(f"role.{role}"))
             for seat, role in sorted(outcome.reveal.items())
         ]
+        center = self._game.deal.center if self._game is not None else ()
+        lines += [
+            self.t("reveal.center", index=i, role=self.t(f"role.{role}"))
+            for i, role in enumerate(center, start=1)
+        ]
         for phase, step in self._history:
-            if isinstance(step, Show):
-                seats = ", ".join(str(s) for s in step.to)
-                lines.append(f"{phase} · {step.prompt} → {seats}: {step.secret.shown}")
-            else:
+            when = self._phase_words(step.phase if isinstance(step, Eliminate) else phase)
+            if isinstance(step, Eliminate):
                 cause = self.t(f"cause.{step.cause}")
-                player = self.t("screen.player", seat=step.seat)
-                lines.append(f"{step.phase} · {player}: {cause}")
+                lines.append(f"{when}: {self.t('screen.player', seat=step.seat)} — {cause}")
+            elif isinstance(step, Taken):
+                answer = codec.shown(step.answer, self.t)
+                lines.append(f"{when}: {self._who(step.seats)} → {answer}")
+            else:
+                secret = self._secret_text(step.tag, step.secret)
+                lines.append(f"{when}: {self._who(step.to)} — {secret}")
         return lines
+
+    def _phase_words(self, phase: str) -> str:
+        number, kind = phase_number(phase), phase_kind(phase)
+        if number is None or kind == "other":
+            return phase
+        return self.t(f"screen.{kind}", number=number)
+
+    def _who(self, seats: tuple[Seat, ...]) -> str:
+        """«шериф (8)», «мафия (3, 6)»: the seats with the card each was dealt."""
+        if self._game is None or not seats:
+            return ", ".join(str(s) for s in seats)
+        roles: dict[str, list[Seat]] = {}
+        for seat in seats:
+            roles.setdefault(self._game.deal.role_of(seat), []).append(seat)
+        return "; ".join(
+            f"{self.t(f'role.{role}')} ({', '.join(map(str, held))})"
+            for role, held in roles.items()
+        )
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A night answer, for the end screen: who gave it and what it was."""
+
+    seats: tuple[Seat, ...]
+    answer: Answer
+
+
+def _acted_at_night(prompt: Prompt, answer: Answer | None) -> bool:
+    """An answer given in a night window (not the default of an empty one)."""
+    return (
+        answer is not None
+        and prompt.tag.by_night
+        and bool(prompt.seats)
+        and answer != prompt.default
+    )
 
 
 def _seat_param(cue: Say) -> Seat | None:
     """The seat a cue calls («Пять»), if it calls one."""
     seat = cue.params.get("seat")
     return seat if isinstance(seat, int) else None
+
+
+def entry_not_interrupted(entry: Entry | None) -> bool:
+    return entry is None or entry.interrupted is None

@@ -475,6 +475,8 @@ class Timer(Tagged):
     answered ``"W S"`` with S the speaker); its accepted answer ends the timer at
     once and is returned instead. Its check raises NotNow for an answer meant for
     another speech: the scenario runner keeps that attempt for later.
+    ``expired`` is a line said when the timer runs to its end («Время вышло.»),
+    not when the table ends it early.
     """
 
     seconds: float
@@ -483,6 +485,7 @@ class Timer(Tagged):
     prompt: Prompt | None = None
     confirm: str | None = None
     interrupt: Prompt | None = None
+    expired: str | None = None
 
 
 @dataclass(frozen=True)

@@ -389,8 +389,7 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
     sw, players = table.sw, table.players
     discussion = "halloween.discussion_3min" if sw.discussion_s == SEED_DISCUSSION_S else None
     yield Say(discussion or "halloween.discussion")
-    yield Timer(Tag(f"d{day}", "discussion"), sw.discussion_s)
-    yield Say("timer.time_up")
+    yield Timer(Tag(f"d{day}", "discussion"), sw.discussion_s, expired="timer.time_up")
     yield Say("halloween.vote_self_allowed" if sw.allow_self_vote else "halloween.vote")
 
     first = first_voter(table.first, table.alive, players)

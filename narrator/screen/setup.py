@@ -217,9 +217,10 @@ class SetupScreen(Screen[dict[str, Any]]):
                 text = widget.value.strip()  # type: ignore[attr-defined]
                 if not text:
                     continue
-                if spec.annotation is int:
+                kind = _number_kind(spec.annotation)
+                if kind is int:
                     value = int(_number(text))
-                elif spec.annotation is float:
+                elif kind is float:
                     value = _number(text)
                 else:
                     value = text
@@ -313,6 +314,15 @@ class SetupScreen(Screen[dict[str, Any]]):
         self.dismiss(values)
 
 
+def _number_kind(annotation: Any) -> type | None:
+    """``int`` or ``float`` for a number switch, also an optional one (``float | None``)."""
+    kinds = set(typing.get_args(annotation) or (annotation,)) - {type(None)}
+    for kind in (float, int):
+        if kind in kinds and kinds <= {int, float}:
+            return kind
+    return None
+
+
 def _number(text: str) -> float:
     try:
         return float(text.strip().replace(",", "."))
@@ -333,4 +343,6 @@ def initial_values(settings: Any, folder: Path | None = None) -> dict[str, Any]:
             values["options"] = {**values.get("options", {}), **given["options"]}
         elif name not in values or given[name] not in (None, "", {}):
             values[name] = given[name]
+    if given.get("silent"):
+        values["voice"] = None  # --silent wins over a remembered "speak aloud"
     return values

@@ -87,11 +87,22 @@ class TuiKeys:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "dismiss", "close")]
+    """The keys; the same key closes it (``?``, Esc, Enter, q, or the keypad's ``/``)."""
 
-    def __init__(self, text: str) -> None:
+    CLOSE = frozenset({"escape", "question_mark", "q", "enter", "slash"})
+
+    def __init__(self, text: str, stop: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.stop = stop
+
+    def on_key(self, event: Any) -> None:
+        event.stop()  # the table behind must not take this press (it would reopen the help)
+        if event.key in self.CLOSE:
+            self.dismiss()
+        elif event.key == "0" and self.stop is not None:  # the keypad's way to stop
+            self.dismiss()
+            self.stop()
 
     def compose(self) -> ComposeResult:
         yield Static(self.text, id="help")
@@ -99,6 +110,9 @@ class HelpScreen(ModalScreen[None]):
 
 class TableApp(App[int]):
     """The table screen. ``game`` runs in a thread with this app's Screen and Keys."""
+
+    # Ctrl+Q asks the same stop question as Esc instead of quitting at once (issue 12 #3).
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "ask_stop", "stop", priority=True)]
 
     CSS = """
     Screen { background: #0b0b0e; color: #d8d8d8; }
@@ -214,13 +228,24 @@ class TableApp(App[int]):
         key = event.key
         event.stop()
         if self.finished:
+            log = self.query_one("#log", RichLog)
             if key in {"escape", "q", "enter"}:
                 self.exit(self.code)
+            elif key in {"8", "up"}:
+                log.scroll_up(animate=False)
+            elif key in {"2", "down"}:
+                log.scroll_down(animate=False)
+            elif key in {"9", "pageup"}:
+                log.scroll_page_up(animate=False)
+            elif key in {"3", "pagedown"}:
+                log.scroll_page_down(animate=False)
             return
         if self._thread is None:
             return  # the set-up screen has the keys
-        if key == "question_mark":
-            self.push_screen(HelpScreen(self.t("tui.help")))
+        if key in {"question_mark", "slash"}:
+            # After this key is handled: the help screen must not take the same press as "close".
+            help_screen = HelpScreen(self.t("tui.help"), lambda: self.keys.press(INTERRUPT))
+            self.call_later(self.push_screen, help_screen)
         elif self.night and key in NIGHT_INERT:
             return  # at night P and R would be heard: someone is awake at the keyboard
         elif key in {"p", "P", "з", "З"}:
@@ -242,6 +267,12 @@ class TableApp(App[int]):
             self.keys.press(" ")  # a separator between seats; a shot in call mode
         elif event.character and event.character.isprintable():
             self.keys.press(event.character)
+
+    def action_ask_stop(self) -> None:
+        if self.finished or self._thread is None:
+            self.exit(self.code)
+        else:
+            self.keys.press(INTERRUPT)
 
     def on_resize(self, event: Any) -> None:
         small = self.query_one("#small", Static)
@@ -310,11 +341,16 @@ class TableApp(App[int]):
         self.query_one("#phase", Static).update(self.phase_text)
 
     def show_end(self, title: str, lines: list[str]) -> None:
+        """The end: every line in the scrollable log (8/2 or the arrows scroll it)."""
         self.show_clear()
         self.events.append(("end", title))
         self.query_one("#narrator", Static).update(title)
         self.page_lines = list(lines)
-        self.query_one("#page", Static).update("\n".join(lines))
+        log = self.query_one("#log", RichLog)
+        log.clear()
+        for line in lines:
+            log.write(Text(line))
+        log.scroll_home(animate=False)
 
 
 class TuiScreen:

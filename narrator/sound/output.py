@@ -13,7 +13,9 @@ still moves it, and a loop "sleep until end" always ends.
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
 import threading
 import time
 from pathlib import Path
@@ -24,6 +26,8 @@ import numpy as np
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import MIX_CHANNELS, Samples
 from narrator.sound.mixer import Mixer
+
+_LOGGER = logging.getLogger(__name__)
 
 BLOCK = 480  # 10 ms at 48 kHz
 
@@ -294,11 +298,24 @@ class FileOutput:
 
     def _produce(self) -> None:
         start = time.monotonic()
+        writing = True
         while self._running:
             due = round((time.monotonic() - start) * self.mixer.rate)
             while self.mixer.frame + BLOCK <= due:
-                self._file.write(self.mixer.render(BLOCK))
+                block = self.mixer.render(BLOCK)  # time goes on even when the file cannot
+                if writing:
+                    writing = self._write(block)
             time.sleep(BLOCK / self.mixer.rate)
+
+    def _write(self, block: Any) -> bool:
+        """Write one block; a full or failing disk is said once and the game goes on."""
+        try:
+            self._file.write(block)
+        except (OSError, RuntimeError) as error:  # soundfile's errors are RuntimeErrors
+            _LOGGER.warning("the narration file %s stops here: %s", self.path, error)
+            sys.stderr.write(f"narrator: cannot write {self.path} ({error}); the game goes on\n")
+            return False
+        return True
 
     def stop(self) -> None:
         self._running = False

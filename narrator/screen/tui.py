@@ -287,19 +287,32 @@ class TableApp(App[int]):
         self.last_said = text
         self.query_one("#narrator", Static).update(text)
         self.query_one("#log", RichLog).write(Text(f"» {text}"))
+        self._follow_log()
+
+    def _follow_log(self) -> None:
+        """Keep the newest line in sight, also after the page above it grew or shrank."""
+        if self.finished:
+            return  # the end screen is read from its top
+        log = self.query_one("#log", RichLog)
+        self.call_after_refresh(log.scroll_end, animate=False)
 
     def show_line(self, text: str) -> None:
         self.events.append(("line", text))
         self.page_lines.append(text)
         self.query_one("#page", Static).update("\n".join(self.page_lines[-8:]))
+        self._follow_log()
 
     def show_live(self, view: Live | None) -> None:
         live = self.query_one("#live", Vertical)
         self.live_view = view
         if view is None:
-            live.add_class("hidden")
+            if not live.has_class("hidden"):
+                live.add_class("hidden")
+                self._follow_log()
             return
-        live.remove_class("hidden")
+        if live.has_class("hidden"):
+            live.remove_class("hidden")
+            self._follow_log()
         self.query_one("#label", Static).update(view.label)
         bar = self.query_one("#countdown", ProgressBar)
         bar.update(total=max(view.total, 0.001), progress=max(view.left, 0.0))
@@ -315,6 +328,7 @@ class TableApp(App[int]):
         secret = self.query_one("#secret", Static)
         secret.update(text)
         secret.remove_class("hidden")
+        self._follow_log()
 
     def show_clear(self) -> None:
         self.events.append(("clear", ""))
@@ -324,6 +338,7 @@ class TableApp(App[int]):
         self.query_one("#secret", Static).update("")
         self.query_one("#page", Static).update("")
         self.query_one("#live", Vertical).add_class("hidden")
+        self._follow_log()
 
     def show_table(self, view: PublicView, speaker: int | None) -> None:
         self.night = phase_kind(view.phase) == "night"

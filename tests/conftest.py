@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from narrator.rules.registry import register
-from narrator.voice.catalog import register_lines
 
-# A game that exists only in the tests (tests/toy_variant.py, tests/lines/<lang>/toy.toml).
+# A game that exists only in the tests (tests/toy_variant.py, its lines in tests/lines/).
 register("toy", "tests.toy_variant")
-register_lines(Path(__file__).parent / "lines")
 
 
 @pytest.fixture(autouse=True)

@@ -65,6 +65,12 @@ def register(name: str, module: str) -> None:
     _MODULES[name] = module
 
 
+def outside_modules() -> tuple[str, ...]:
+    """The modules of registered games kept outside this package (their catalogs sit
+    beside them, in ``lines/<lang>/``)."""
+    return tuple(module for name, module in _MODULES.items() if name not in GAMES)
+
+
 def _load(name: str) -> Variant | None:
     try:
         module = importlib.import_module(_MODULES[name])

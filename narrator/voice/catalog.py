@@ -65,22 +65,27 @@ class Catalog(BaseModel):
         return str(value)
 
 
-_MORE_LINES: list[Traversable] = []  # folders added by register_lines
+def _outside_folders() -> tuple[Traversable, ...]:
+    """``lines/`` beside each registered game kept outside this package (the tests' toy)."""
+    from narrator.rules.registry import outside_modules
+
+    folders = []
+    for module in outside_modules():
+        package = module.rpartition(".")[0] or module
+        folders.append(resources.files(package).joinpath("lines"))
+    return tuple(folders)
 
 
-def register_lines(folder: Traversable) -> None:
-    """Also read ``folder/<lang>/*.toml``: the catalogs of a game kept outside this
-    package (the tests' toy variant), under the same one-definition rule."""
-    if folder not in _MORE_LINES:
-        _MORE_LINES.append(folder)
-        load_catalog.cache_clear()
+def load_catalog(lang: str) -> Catalog:
+    """Every line of ``lang``: this package's catalogs and those of registered games."""
+    return _load_catalog(lang, _outside_folders())
 
 
 @cache
-def load_catalog(lang: str) -> Catalog:
+def _load_catalog(lang: str, outside: tuple[Traversable, ...]) -> Catalog:
     if lang not in LANGUAGES:
         raise ConfigError(f"unknown language {lang!r}; languages: {', '.join(LANGUAGES)}")
-    folders = [resources.files("narrator.voice").joinpath("lines"), *_MORE_LINES]
+    folders = [resources.files("narrator.voice").joinpath("lines"), *outside]
     lines: dict[str, str] = {}
     for folder in (f.joinpath(lang) for f in folders if f.joinpath(lang).is_dir()):
         for part in sorted(folder.iterdir(), key=lambda p: p.name):

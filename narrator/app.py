@@ -165,6 +165,11 @@ def terminal_for(catalog: Catalog, *, demo: bool = False) -> Terminal:
 
 
 def _progress(done: int, total: int) -> None:
+    """A bar redrawn in place on a terminal; into a file or a pipe, one line at the end."""
+    if not sys.stderr.isatty():
+        if done >= total:
+            sys.stderr.write(f"rendering speech: {done}/{total} lines\n")
+        return
     width = 30
     filled = width * done // max(total, 1)
     sys.stderr.write(f"\rrendering speech [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
@@ -457,6 +462,8 @@ def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
     code = app.run()
     if app.error is not None:
         raise app.error
+    for line in app.farewell or []:  # the winner, every role, the record: after the screen
+        print(line)
     return code if code is not None else 0
 
 

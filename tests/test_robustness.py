@@ -526,3 +526,12 @@ def test_games_lists_a_fixed_count_once(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert "sport_mafia\t10 players" in out and "10–10" not in out
     assert "onenight\t3–7 players" in out
+
+
+def test_the_render_progress_is_one_line_in_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
+    from narrator.app import _progress
+
+    for done in range(11):
+        _progress(done, 10)
+    err = capsys.readouterr().err
+    assert err == "rendering speech: 10/10 lines\n"

@@ -926,3 +926,12 @@ def test_the_seed_lines_are_verbatim() -> None:
     )
     assert ru.text("sport.win_red") == "Вся мафия устранена — победа мирных жителей!"
     assert ru.text("sport.win_black") == "Мафии столько же, сколько мирных, — победа мафии!"
+
+
+def test_the_defence_line_names_thirty_seconds_only_when_it_is_thirty() -> None:
+    answers = {"d1.nominate.1": "9", "d1.nominate.2": "4", "d1.vote.9": "5", "d1.revote.9": "6"}
+    seed = phase_steps(play(BASE, answers), "d1")
+    assert Say("sport.defence", {"seat": 4}) in seed
+    other = phase_steps(play(BASE, answers, defence_s=45), "d1")
+    assert Say("sport.defence", {"seat": 4}) not in other
+    assert Say("sport.defence_any", {"seat": 4}) in other

@@ -164,6 +164,9 @@ def test_a_whole_onenight_game_on_the_full_screen() -> None:
     assert ("said", "Каждый получил по одному голосу — на костёр никто не попадает.") in app.events
     ends = [value for kind, value in app.events if kind == "end"]
     assert ends and ends[0].startswith("Итог:")
+    farewell = app.farewell or []  # printed after leaving the screen
+    assert farewell[0].startswith("Итог:") and "Игрок номер 1:" in farewell[1]
+    assert any(line.startswith("Протокол игры: ") for line in farewell)
     check_secrets_stay_inside(app)
     for page in neutral_pages(app):  # after a window: only the neutral line, nothing private
         assert all(not item.startswith("secret:") for item in page)
@@ -318,3 +321,5 @@ def test_help_toggles_and_stopping_needs_an_explicit_yes() -> None:
     seen, app = asyncio.run(help_and_stop_keys())
     assert seen == ["help", "table", "running"]
     assert app.code == 130 and app.error is None
+    farewell = app.farewell or []
+    assert farewell[0] == "Игра прервана." and farewell[-1].startswith("Протокол игры: ")

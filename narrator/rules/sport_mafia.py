@@ -67,6 +67,9 @@ RED, BLACK = "red", "black"
 TEN_SECONDS_LEFT = ((10.0, "timer.ten_seconds"),)
 
 
+SEED_DEFENCE_S = 30  # «у вас тридцать секунд, чтобы оправдаться» (the seed)
+
+
 class SportMafiaSwitches(Switches):
     call_dead_roles: bool = Field(True, description="call a dead Don / Sheriff with a full pause")
     night0_sheriff_call: bool = Field(False, description="the sheriff looks at the table, night 0")
@@ -381,7 +384,9 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
         suffix = "" if rounds == 1 else f"_{rounds}"
         yield Say("sport.perestrelka", {"seats": tuple(sorted(top))})
         for seat in sorted(top):
-            yield Say("sport.defence", {"seat": seat})
+            # «тридцать секунд» is true only for the seed's length; else no number is said
+            line = "sport.defence" if sw.defence_s == SEED_DEFENCE_S else "sport.defence_any"
+            yield Say(line, {"seat": seat})
             defence = Tag(f"d{day}", f"defence{suffix}", seat)
             yield Timer(defence, sw.defence_s, seat, TEN_SECONDS_LEFT)
         tally = yield from hand_vote(table, list(top), day, f"revote{suffix}")

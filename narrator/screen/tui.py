@@ -165,6 +165,7 @@ class TableApp(App[int]):
         self.live_view: Live | None = None
         self.night = False  # from the public phase: pausing and repeating are off at night
         self.phase_text = ""  # the phase bar, shown again after a pause
+        self.farewell: list[str] | None = None  # printed after leaving: end or stop, paths
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -298,6 +299,10 @@ class TableApp(App[int]):
 
     def show_line(self, text: str) -> None:
         self.events.append(("line", text))
+        if text == self.t("screen.quit"):
+            self.farewell = []  # stopped: what follows (the record's path) is printed too
+        if self.farewell is not None:
+            self.farewell.append(text)
         self.page_lines.append(text)
         self.query_one("#page", Static).update("\n".join(self.page_lines[-8:]))
         self._follow_log()
@@ -361,6 +366,7 @@ class TableApp(App[int]):
         self.events.append(("end", title))
         self.query_one("#narrator", Static).update(title)
         self.page_lines = list(lines)
+        self.farewell = [title, *lines]
         log = self.query_one("#log", RichLog)
         log.clear()
         for line in lines:

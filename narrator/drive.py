@@ -130,6 +130,19 @@ class Driver(ABC):
         """The warnings a timer of its full length speaks: (seconds left, key), in order."""
         return sorted(((at, key) for at, key in timer.warnings if timer.seconds > at), reverse=True)
 
+    def timer_without_clock(self, timer: Timer) -> Answer | None:
+        """A timer that runs to its end at once: its prompt asked (and confirmed aloud),
+        then its warnings and its end line said, as a headless run hears them."""
+        answer = None
+        if timer.prompt is not None:
+            answer = self.ask(timer.prompt)
+            self.confirm(timer, answer)
+        for _, key in self.timer_warnings(timer):
+            self.carry_out(Say(key))
+        if timer.expired is not None:
+            self.carry_out(Say(timer.expired))
+        return answer
+
     def confirm(self, timer: Timer, answer: Answer) -> None:
         """Say aloud that an answer given during a timer was accepted («4 принято»)."""
         if (

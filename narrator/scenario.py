@@ -32,7 +32,7 @@ from pydantic import (
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import Deal, DealCard, Prompt, Say, Show, Switches, Timer, Wake
+from narrator.rules.core import Deal, DealCard, Prompt, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError, NotNow
 from narrator.rules.registry import (
     Variant,
@@ -284,15 +284,7 @@ class ScenarioDriver(Driver):
             if interrupted is not None:
                 self._line(f"  {step.id} interrupted: {interrupted}")
                 return interrupted
-        answer = None
-        if step.prompt is not None:
-            answer = self.ask(step.prompt)
-            self.confirm(step, answer)
-        for _, key in self.timer_warnings(step):
-            self.carry_out(Say(key))
-        if step.expired is not None:  # with no clock every timer runs to its end
-            self.carry_out(Say(step.expired))
-        return answer
+        return self.timer_without_clock(step)
 
     def finished(self, outcome: Any) -> None:
         self._line(f"winner: {outcome.winner}")

@@ -275,15 +275,7 @@ class FakeTable(Driver):
                     self._names_the_living(step.interrupt, answer)
                     self.replies.append((step.interrupt.id, answer))
                     return answer
-        answer = None
-        if step.prompt is not None:
-            answer = self.ask(step.prompt)
-            self.confirm(step, answer)
-        for _, key in self.timer_warnings(step):
-            self.carry_out(Say(key))
-        if step.expired is not None:
-            self.carry_out(Say(step.expired))
-        return answer
+        return self.timer_without_clock(step)
 
     # --- what the game showed ------------------------------------------------------------
 

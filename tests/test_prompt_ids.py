@@ -28,7 +28,6 @@ from narrator.rules.core import (
     Deal,
     DealCard,
     Prompt,
-    Say,
     Show,
     Switches,
     Timer,
@@ -109,16 +108,7 @@ class RandomTable(Driver):
             self.asked.moments.append((interrupt.id, interrupt.speaker))
             if interrupt.options and self.rng.random() < EXPLODE:
                 return self._accept(interrupt, self.rng.choice(interrupt.options))
-        if step.prompt is None:
-            answer = None
-        else:
-            answer = self.ask(step.prompt)
-            self.confirm(step, answer)
-        for _, key in self.timer_warnings(step):  # as the scenario runner says them
-            self.carry_out(Say(key))
-        if step.expired is not None:
-            self.carry_out(Say(step.expired))
-        return answer
+        return self.timer_without_clock(step)  # as the scenario runner hears it
 
     def wake(self, step: Wake) -> None:
         for cue in step.cues:

@@ -493,7 +493,7 @@ class TableDriver(Driver):
             warnings=self.timer_warnings(step),
             on_answer=confirm,
         )
-        if ran_out and step.expired is not None and entry_not_interrupted(entry):
+        if ran_out and step.expired is not None:  # not ended early, nor by an interrupt
             self.carry_out(Say(step.expired))
         self.keys.expect(None)
         if self._game is not None and step.seat is not None:
@@ -613,7 +613,3 @@ def _seat_param(cue: Say) -> Seat | None:
     """The seat a cue calls («Пять»), if it calls one."""
     seat = cue.params.get("seat")
     return seat if isinstance(seat, int) else None
-
-
-def entry_not_interrupted(entry: Entry | None) -> bool:
-    return entry is None or entry.interrupted is None

@@ -142,11 +142,6 @@ def is_day_prompt(prompt: Prompt) -> bool:
     return prompt.spoken and not prompt.calls
 
 
-def _numbers(prompt: Prompt) -> list[int]:
-    """The numbers that are legal answers now: living seats, possible hand counts."""
-    return codec.numbers(prompt, LARGEST_NUMBER)
-
-
 def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
     """The phrases to listen for at ``prompt`` (None: a speech with no question open).
 
@@ -157,7 +152,8 @@ def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
     if prompt is not None:
         accepts = prompt.accepts
         if accepts & {AnswerKind.SEAT, AnswerKind.SEATS, AnswerKind.COUNT, AnswerKind.NOBODY}:
-            phrases += [p for p, n in lexicon.numbers.items() if n in _numbers(prompt)]
+            legal = set(codec.numbers(prompt, LARGEST_NUMBER))  # once, not per phrase
+            phrases += [p for p, n in lexicon.numbers.items() if n in legal]
         if AnswerKind.NOBODY in accepts or AnswerKind.COUNT in accepts:
             phrases += lexicon.nobody
         if AnswerKind.ABSTAIN in accepts:

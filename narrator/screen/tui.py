@@ -33,7 +33,9 @@ MIN_WIDTH, MIN_HEIGHT = 60, 20
 # Keys that would change what the table hears at night (issue 17 #4): pausing stops the
 # knocks and stretches the window, repeating says the wake line again. At night they do
 # nothing, so a key press cannot tell the table that the called role is awake.
-NIGHT_INERT = frozenset({"p", "P", "з", "З", "r", "R", "к", "К"})
+PAUSE_KEYS = frozenset({"p", "P", "з", "З"})
+REPEAT_KEYS = frozenset({"r", "R", "к", "К"})
+NIGHT_INERT = PAUSE_KEYS | REPEAT_KEYS
 
 
 class PausableClock:
@@ -249,13 +251,13 @@ class TableApp(App[int]):
             self.call_later(self.push_screen, help_screen)
         elif self.night and key in NIGHT_INERT:
             return  # at night P and R would be heard: someone is awake at the keyboard
-        elif key in {"p", "P", "з", "З"}:
+        elif key in PAUSE_KEYS:
             paused = self.clock.toggle()
             if self.on_pause is not None:
                 self.on_pause(paused)
             phase = self.query_one("#phase", Static)
             phase.update(self.t("tui.paused") if paused else self.phase_text)
-        elif key in {"r", "R", "к", "К"}:
+        elif key in REPEAT_KEYS:
             if self.on_repeat is not None and self.last_said:
                 self.on_repeat(self.last_said)
         elif key == "escape":

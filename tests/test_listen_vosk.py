@@ -443,9 +443,12 @@ def test_mic_test_from_a_file() -> None:
     from narrator.listen.commands import mic_test
 
     out = io.StringIO()
-    source = FileSource(silence(1.0) + counting(), realtime=True)
+    # The level check reads 0.5 s of wall time; 3 s of silence first keep a stalled
+    # (loaded) machine from reading into the numbers, and 60 s to listen let a slow
+    # decoder finish: the verdict then depends on the audio, not on the machine's speed.
+    source = FileSource(silence(3.0) + counting(), realtime=True)
     path = korean_model_path()
-    assert mic_test("ko", path, None, out, source=source, level_s=0.5, listen_s=20) == 0
+    assert mic_test("ko", path, None, out, source=source, level_s=0.5, listen_s=60) == 0
     text = out.getvalue()
     assert "dBFS" in text and "say the numbers one to ten" in text
     right = int(text.split("accuracy: ")[1].split(" of 10")[0])

@@ -202,10 +202,14 @@ class FileSource:
         self.block = round(RATE * block_s) * 2
         self.position = 0
         self.finished = threading.Event()
-        self._start = time.monotonic()
+        self._start: float | None = None  # real time runs from the first read
 
     def read(self, timeout: float) -> bytes | None:
         if self.realtime:
+            if self._start is None:
+                # Not from construction: a model loading meanwhile would otherwise make
+                # the first reads catch up and skip the start of the audio.
+                self._start = time.monotonic()
             due = self._start + self.position / 2 / RATE
             wait = due - time.monotonic()
             if wait > timeout:

@@ -119,6 +119,7 @@ class TableSettings:
     knocks: bool = True
     knock_volume: float = 0.35
     knock_density: float = 3.0
+    speech_volume: float = 0.9
     ticks: bool = False
     output: Path | None = None  # a WAV file instead of the sound card
     text: bool = False  # the plain terminal host instead of the full screen
@@ -126,6 +127,7 @@ class TableSettings:
     asr_model: Path | None = None  # a Vosk model folder; default: the language's in models/
     input_device: str | None = None  # the microphone; default: the system's default input
     push_to_talk: bool = False
+    given: frozenset[str] = frozenset()  # fields set on the command line: over remembered ones
 
 
 @dataclass
@@ -202,7 +204,10 @@ def speech_source(
 def _mixer(settings: TableSettings, seed: int) -> Mixer:
     """The mixer of a game with seed ``seed``: its knock bed draws from the sound stream."""
     mix = MixSettings(
-        bed_volume=settings.knock_volume, density=settings.knock_density, knocks=settings.knocks
+        bed_volume=settings.knock_volume,
+        density=settings.knock_density,
+        knocks=settings.knocks,
+        speech_volume=settings.speech_volume,
     )
     return Mixer(mix, stream_seed(seed, "sound"))
 
@@ -468,16 +473,28 @@ def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
 
 
 def default_demo_path(game: str) -> Path:
+    """Where a narration goes when nobody said: compressed (``narration.DEFAULT_SUFFIX``)."""
     from platformdirs import user_data_path
 
+    from narrator.sound.narration import default_name
+
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return user_data_path("narrator", appauthor=False) / "narrations" / f"{game}-{stamp}.wav"
+    folder = user_data_path("narrator", appauthor=False) / "narrations"
+    return folder / default_name(f"{game}-{stamp}")
 
 
 def check_output(path: Path) -> None:
-    """Before anything is rendered: a WAV file and its timeline can be written at ``path``."""
-    if path.suffix.lower() != ".wav":
-        raise ConfigError(f"--output {path}: expected a file name ending in .wav (game.wav)")
+    """Before anything is rendered: a narration and its timeline can be written at ``path``.
+
+    The suffix says the format: .flac, .ogg (or .oga) or .wav.
+    """
+    from narrator.sound.narration import default_name, known_suffixes, narration_format
+
+    if narration_format(path) is None:
+        raise ConfigError(
+            f"--output {path}: expected a file name ending in {known_suffixes()}"
+            f" ({default_name('game')})"
+        )
     for target in (path, path.with_suffix(".json")):
         if target.is_dir():
             raise ConfigError(f"--output {path}: {target} is a folder")
@@ -551,7 +568,7 @@ def _demo_game(
 
 
 def demo(settings: TableSettings) -> int:
-    """A narrated demo game answered by random players, to the sound card or a WAV file."""
+    """A narrated demo game answered by random players, to the sound card or a file."""
     settings.demo = True
     if settings.output is not None:
         check_output(settings.output)

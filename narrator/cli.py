@@ -92,7 +92,9 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="number of players (default: the middle of the game's range; sport_mafia: 10)",
     )
-    play.add_argument("--lang", default="ru", choices=["ru", "en"], help="language of the host")
+    play.add_argument(
+        "--lang", default=None, choices=["ru", "en"], help="language of the host (default: ru)"
+    )
     play.add_argument(
         "--text", action="store_true", help="the plain terminal host instead of the full screen"
     )
@@ -102,7 +104,10 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--window", type=float, default=None, help="length of each wake window, s")
     play.add_argument("--discussion", type=float, default=None, help="discussion length, s")
     play.add_argument(
-        "--answer-time", type=_seconds, default=60.0, help="time for each day answer (a vote), s"
+        "--answer-time",
+        type=_seconds,
+        default=None,
+        help="time for each day answer (a vote), s (default: 60)",
     )
     _rule_options(play)
     play.add_argument(
@@ -118,13 +123,18 @@ def _parser() -> argparse.ArgumentParser:
     _listen_options(play)
 
     demo = commands.add_parser(
-        "demo", help="a narrated game answered by random players, to the speakers or a WAV file"
+        "demo", help="a narrated game answered by random players, to the speakers or a file"
     )
     demo.add_argument("game", help="which game (see `narrator games`)")
     demo.add_argument("--players", type=int, default=None, help="number of players")
     demo.add_argument("--lang", default="ru", choices=["ru", "en"])
     demo.add_argument("--seed", type=int, default=None)
-    demo.add_argument("--output", type=_path, default=None, help="render to this WAV file")
+    demo.add_argument(
+        "--output",
+        type=_path,
+        default=None,
+        help="render to this file: .flac, .ogg or .wav (the name's ending says the format)",
+    )
     _rule_options(demo)
     demo.add_argument("--record-dir", type=_path, default=None, help="where game records go")
     _sound_options(demo)
@@ -157,7 +167,7 @@ def _listen_options(play: argparse.ArgumentParser) -> None:
     play.add_argument(
         "--input",
         choices=["keypad", "voice"],
-        default="keypad",
+        default=None,
         help="voice: day answers may also be spoken (night input stays keypad only)",
     )
     play.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
@@ -223,7 +233,12 @@ def _sound_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rate", type=_rate, default=None, help="speech rate, words per minute")
     parser.add_argument("--voice-pack", default=None, help="prefer this recorded voice pack")
     parser.add_argument("--no-knocks", action="store_true", help="no knocking sound at night")
-    parser.add_argument("--knock-volume", type=float, default=0.35, help="knock level, 0–1")
+    parser.add_argument(
+        "--knock-volume", type=float, default=None, help="knock level, 0–1 (default: 0.35)"
+    )
+    parser.add_argument(
+        "--speech-volume", type=float, default=None, help="speech level, 0–1 (default: 0.9)"
+    )
     parser.add_argument("--knock-density", type=float, default=3.0, help="knocks per second")
     parser.add_argument("--ticks", action="store_true", help="tick in a window's last seconds")
 
@@ -231,14 +246,16 @@ def _sound_options(parser: argparse.ArgumentParser) -> None:
 def _settings(args: argparse.Namespace, **extra: Any) -> Any:
     from narrator.app import TableSettings
 
-    if not 0 <= args.knock_volume <= 1:
-        raise NarratorError(f"--knock-volume {args.knock_volume}: expected 0–1")
+    for name in ("knock_volume", "speech_volume"):
+        value = getattr(args, name)
+        if value is not None and not 0 <= value <= 1:
+            raise NarratorError(f"--{name.replace('_', '-')} {value}: expected 0–1")
     if not 0 <= args.knock_density <= 20:
         raise NarratorError(f"--knock-density {args.knock_density}: expected 0–20 per second")
     return TableSettings(
         game=args.game,
         players=args.players,
-        lang=args.lang,
+        lang=args.lang or "ru",
         seed=args.seed,
         options=dict(args.option),
         record_dir=args.record_dir,
@@ -246,7 +263,8 @@ def _settings(args: argparse.Namespace, **extra: Any) -> Any:
         rate=args.rate,
         voice_pack=args.voice_pack,
         knocks=not args.no_knocks,
-        knock_volume=args.knock_volume,
+        knock_volume=0.35 if args.knock_volume is None else args.knock_volume,
+        speech_volume=0.9 if args.speech_volume is None else args.speech_volume,
         knock_density=args.knock_density,
         ticks=args.ticks,
         **extra,
@@ -283,7 +301,8 @@ def _play(args: argparse.Namespace) -> int:
 
 def play_settings(args: argparse.Namespace) -> Any:
     """The settings of ``narrator play``: it speaks unless ``--silent``."""
-    settings = _settings(args, answer_s=args.answer_time, demo=args.demo or not sys.stdin.isatty())
+    answer_s = 60.0 if args.answer_time is None else args.answer_time
+    settings = _settings(args, answer_s=answer_s, demo=args.demo or not sys.stdin.isatty())
     settings.voice = None if args.silent else (args.voice or "auto")  # speak by default
     settings.silent = args.silent
     settings.text = args.text
@@ -291,11 +310,34 @@ def play_settings(args: argparse.Namespace) -> Any:
         settings.options["window_s"] = args.window
     if args.discussion is not None:
         settings.options["discussion_s"] = args.discussion
-    settings.input = args.input
+    settings.input = args.input or "keypad"
+    settings.given = given_on_command_line(args)
     settings.asr_model = args.asr_model
     settings.input_device = args.input_device
     settings.push_to_talk = args.push_to_talk
     return settings
+
+
+def given_on_command_line(args: argparse.Namespace) -> frozenset[str]:
+    """The settings typed on the command line: they win over the remembered ones."""
+    given = {
+        field
+        for field, value in (
+            ("players", args.players),
+            ("lang", args.lang),
+            ("answer_s", args.answer_time),
+            ("input", args.input),
+            ("voice_pack", args.voice_pack),
+            ("knock_volume", args.knock_volume),
+            ("speech_volume", args.speech_volume),
+        )
+        if value is not None
+    }
+    if args.voice is not None or args.silent:
+        given.add("voice")
+    if args.no_knocks:
+        given.add("knocks")
+    return frozenset(given)
 
 
 def _demo(args: argparse.Namespace) -> int:

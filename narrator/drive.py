@@ -13,6 +13,7 @@ from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
     Ask,
+    Badge,
     DealCard,
     Eliminate,
     Game,
@@ -64,7 +65,7 @@ class Driver(ABC):
             if isinstance(step, Phase) and (
                 step.id == self.stop_before or is_last_night(self.phase)
             ):
-                self.record.end(None, self.phase)
+                self.record.end(None, self.phase, sheriff=game.sheriff)
                 return None
             game.note(step)
             reply = self.carry_out(step)
@@ -104,6 +105,8 @@ class Driver(ABC):
                 return self.timer(step)
             case Eliminate(seat=seat, phase=phase, cause=cause):
                 self.record.eliminated(seat, phase, cause)
+            case Badge(seat=seat):
+                self.record.add("badge", seat=seat)
         return None
 
     def attempt(self, prompt: Prompt, text: str, answered: bool) -> Answer | None:

@@ -94,9 +94,10 @@ class GameRecord:
     def eliminated(self, seat: int, phase: str, cause: str) -> None:
         self.add("eliminated", seat=seat, phase=phase, cause=cause)
 
-    def end(self, outcome: Outcome | None, last_phase: str) -> None:
+    def end(self, outcome: Outcome | None, last_phase: str, sheriff: int | None = None) -> None:
+        """The end of the game, or of a run stopped before it (``sheriff``: the badge now)."""
         if outcome is None:
-            self.add("stopped", ended_at=last_phase)
+            self.add("stopped", ended_at=last_phase, sheriff=sheriff)
         else:
             reveal = {str(seat): role for seat, role in outcome.reveal.items()}
             self.add(

@@ -329,7 +329,8 @@ def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
     else:
         pick_out = rng.random()
         if pick_out < 0.5:
-            argv += ["--output", str(folder / f"demo-{number}.wav")]
+            suffix = (".ogg", ".flac", ".wav")[number % 3]  # not drawn: the draws stay as they were
+            argv += ["--output", str(folder / f"demo-{number}{suffix}")]
         elif pick_out < 0.8:
             argv += ["--output", rng.choice(
                 [str(folder / "x"), str(folder / "x.mp3"), str(folder), "", str(folder / "d/"),

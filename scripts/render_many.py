@@ -4,8 +4,8 @@
 Each game draws a variant, a player count, a language, a seed, a length for
 every timed switch (wake windows, speeches, timers: 0.05–6 s with 0–3 decimals,
 like ``window_s=3.2``) and a day answer time, then plays through the same path
-as ``narrator demo GAME --output x.wav``: demo players, the real mixer, the
-offline output and its virtual clock. The mix is rendered and dropped (no WAV
+as ``narrator demo GAME --output x.ogg``: demo players, the real mixer, the
+offline output and its virtual clock. The mix is rendered and dropped (no file
 is written). Speech is silence of a drawn length per line (``--speech silent``,
 the default: no speech engine needed) or the real speech cache (``--speech tts``).
 
@@ -75,7 +75,7 @@ class Game:
         options = " ".join(f"-o {key}={value}" for key, value in self.options.items())
         return (
             f"narrator demo {self.game} --players {self.players} --lang {self.lang} "
-            f"--seed {self.seed} {options}{' --ticks' if self.ticks else ''} --output x.wav"
+            f"--seed {self.seed} {options}{' --ticks' if self.ticks else ''} --output x.ogg"
         )
 
 
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speech", choices=("silent", "tts"), default="silent")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
-        "--block", type=int, default=4800, help="most frames mixed at once (the WAV path: 480)"
+        "--block", type=int, default=4800, help="most frames mixed at once (the file path: 480)"
     )
     args = parser.parse_args(argv)
     numbers = args.only or list(range(args.games))

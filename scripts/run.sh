@@ -2,7 +2,7 @@
 # Set up (if needed) and run the main job.
 #   scripts/run.sh                 a narrated game of «Ночь оборотня» at this keyboard, or,
 #                                  when nobody is at the keyboard, a narrated demo game
-#                                  (to the speakers; with no sound device, to a WAV file)
+#                                  (to the speakers; with no sound device, to an Ogg file)
 #   scripts/run.sh ARGS...         narrator play ARGS... (e.g. sport_mafia --lang en --voice)
 set -euo pipefail
 

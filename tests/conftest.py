@@ -13,6 +13,12 @@ from narrator.rules.registry import register
 register("toy", "tests.toy_variant")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "terminal: whole games in a real terminal (tmux), minutes each"
+    )
+
+
 @pytest.fixture(autouse=True)
 def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield

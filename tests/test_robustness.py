@@ -364,7 +364,10 @@ def test_an_empty_record_dir_is_refused(capsys: pytest.CaptureFixture[str]) -> N
     one_line_error(capsys, run_main(["play", "onenight", "--record-dir="]), "--record-dir")
 
 
-@pytest.mark.parametrize("name", ["x", "x.mp3", "folder", "folder.wav", "file/x.wav", ""])
+@pytest.mark.parametrize(
+    "name",
+    ["x", "x.mp3", "x.opus", "x.ogg.txt", "folder", "folder.ogg", "folder.wav", "file/x.flac", ""],
+)
 def test_a_demo_output_is_checked_before_anything_is_rendered(
     name: str,
     tmp_path: Path,
@@ -372,6 +375,7 @@ def test_a_demo_output_is_checked_before_anything_is_rendered(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (tmp_path / "folder").mkdir()
+    (tmp_path / "folder.ogg").mkdir()
     (tmp_path / "folder.wav").mkdir()
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")
 
@@ -382,6 +386,16 @@ def test_a_demo_output_is_checked_before_anything_is_rendered(
     output = str(tmp_path / name) if name else ""
     code = run_main(["demo", "onenight", "--output", output, "--record-dir", str(tmp_path)])
     one_line_error(capsys, code, "--output")
+
+
+@pytest.mark.parametrize("name", ["game.mp3", "game.opus", "game"])
+def test_a_demo_output_with_an_unknown_ending_names_the_formats(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / name
+    code = run_main(["demo", "onenight", "--output", str(path), "--record-dir", str(tmp_path)])
+    one_line_error(capsys, code, str(path), ".flac", ".ogg", ".wav")
+    assert not path.exists() and not path.with_suffix(".json").exists()
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 Each ``X.toml`` has an ``X.expected.json`` beside it. The keys ``winner``,
 ``ended_at``, ``eliminated``, ``rejected``, ``secrets`` and ``windows`` must
-equal the runner's result exactly. Two optional keys check the spoken lines:
+equal the runner's result exactly; ``sheriff``, when given, too. Two optional keys
+check the spoken lines:
 ``spoken_contains`` (each must be one whole line of ``spoken``) and
 ``spoken_excludes`` (no line of ``spoken`` may contain any of them).
 The ``--text`` transcript of each must equal its golden file ``tests/golden/X.txt``
@@ -28,7 +29,7 @@ SCENARIOS = ROOT / "tests" / "scenarios"
 GOLDEN = ROOT / "tests" / "golden"
 FILES = sorted(SCENARIOS.glob("*.toml"))
 EXACT_KEYS = ("winner", "ended_at", "eliminated", "rejected", "secrets", "windows")
-OPTIONAL_KEYS = ("spoken_contains", "spoken_excludes")
+OPTIONAL_KEYS = ("sheriff", "spoken_contains", "spoken_excludes")
 IDS = [p.stem for p in FILES]
 
 
@@ -66,6 +67,8 @@ def test_scenario_result(path: Path) -> None:
     result, _ = played(path)
     for key in EXACT_KEYS:
         assert result[key] == wanted[key], f"{path.stem}: {key}"
+    if "sheriff" in wanted:  # also in a run stopped before the end: the badge at the stop
+        assert result["sheriff"] == wanted["sheriff"], f"{path.stem}: sheriff"
     spoken: list[str] = result["spoken"]
     for line in wanted.get("spoken_contains", []):
         assert line in spoken, f"{path.stem}: not spoken: {line!r}"

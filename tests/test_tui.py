@@ -9,8 +9,10 @@ same neutral page after every window whatever happened inside it.
 from __future__ import annotations
 
 import asyncio
+import html
 import os
 import random
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,6 +27,7 @@ from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.screen.setup import initial_values
 from narrator.screen.tui import PausableClock, TableApp, TuiScreen
+from narrator.voice.catalog import load_catalog
 
 # The screenshots in docs/ are refreshed with NARRATOR_SCREENSHOTS=docs (scripts/screenshots.sh);
 # otherwise they go to a temporary folder, so a test run leaves the checkout as it was.
@@ -61,6 +64,15 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float
             return
         await pilot.pause(0.05)
     raise AssertionError("the screen never reached the expected state")
+
+
+def screen_rows(app: TableApp) -> list[str]:
+    """What the terminal shows now, row by row (from textual's own screenshot)."""
+    rows: dict[float, list[str]] = {}
+    svg = app.export_screenshot()
+    for y, body in re.findall(r'<text[^>]*?y="([\d.]+)"[^>]*>(.*?)</text>', svg):
+        rows.setdefault(float(y), []).append(html.unescape(body))
+    return ["".join(rows[y]).replace("\xa0", " ") for y in sorted(rows)]
 
 
 def said(app: TableApp, text: str) -> Callable[[], bool]:
@@ -270,11 +282,23 @@ async def press_p_at_night_and_by_day() -> tuple[bool, bool, TableApp]:
         await pilot.press("p", "r")
         await pilot.pause(0.1)
         paused_at_night = app.clock.paused
+        await pilot.press("slash", "1")  # nor does the keypad's pause
+        await pilot.pause(0.2)
+        paused_at_night |= app.clock.paused
         await until(pilot, asking(app, "Голос игрока номер 1"))
         await pilot.press("p")
         await pilot.pause(0.1)
         paused_by_day = app.clock.paused
+        assert "ПАУЗА" in "\n".join(screen_rows(app))
         await pilot.press("p")
+        await pilot.pause(0.1)
+        assert not app.clock.paused and "Фаза: d1" in screen_rows(app)[0]
+        await pilot.press("slash", "1")  # the keypad's pause: help, then 1
+        await pilot.pause(0.2)
+        assert app.clock.paused, "/ 1 did not pause the day"
+        await pilot.press("slash", "1")
+        await pilot.pause(0.2)
+        assert not app.clock.paused, "/ 1 did not go on"
         for voter in range(1, 4):
             await until(pilot, asking(app, f"Голос игрока номер {voter}"))
             await pilot.press(str(voter % 3 + 1), "enter")
@@ -323,3 +347,101 @@ def test_help_toggles_and_stopping_needs_an_explicit_yes() -> None:
     assert app.code == 130 and app.error is None
     farewell = app.farewell or []
     assert farewell[0] == "Игра прервана." and farewell[-1].startswith("Протокол игры: ")
+
+
+async def deal_in_a_small_terminal() -> tuple[list[str], list[str], TableApp]:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(5, record), config, with_setup=False)
+    async with app.run_test(size=(50, 15)) as pilot:
+        await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+        await pilot.pause(0.2)
+        small = screen_rows(app)
+        await pilot.resize_terminal(100, 40)
+        await pilot.pause(0.3)
+        large = screen_rows(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: any("Прервать игру?" in line for line in app.page_lines))
+        await pilot.press("1")
+        await until(pilot, lambda: app.finished)
+        await pilot.press("escape")
+    return small, large, app
+
+
+def test_a_small_terminal_shows_a_full_page_instead_of_a_cut_secret() -> None:
+    small, large, _ = asyncio.run(deal_in_a_small_terminal())
+    text = "\n".join(small)
+    assert "Окно слишком маленькое" in text, text
+    assert "Ваша карта" not in text and "Игрок номер" not in text, text
+    assert any("Ваша карта" in row for row in large), "the card did not come back when enlarged"
+
+
+async def many_lines(size: tuple[int, int]) -> tuple[list[str], TableApp]:
+    """The narrator says forty lines while the page above the log fills and empties."""
+
+    def game(app: TableApp) -> int:
+        screen = TuiScreen(app)
+        for n in range(1, 41):
+            screen.said(f"Строка номер {n} от ведущего.")
+            if n % 7 == 0:
+                screen.clear()
+            else:
+                screen.line(f"на странице {n}")
+            time.sleep(0.01)
+        return 0
+
+    app = TableApp(load_catalog("ru"), game, PausableClock())
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.finished)
+        await pilot.pause(0.3)
+        rows = screen_rows(app)
+        await pilot.press("escape")
+    return rows, app
+
+
+def test_the_log_shows_the_newest_line_however_full_the_page() -> None:
+    for size in ((80, 24), (120, 40)):
+        rows, _ = asyncio.run(many_lines(size))
+        text = "\n".join(rows)
+        assert "» Строка номер 40 от ведущего." in text, text
+        assert "» Строка номер 1 от ведущего." not in text, text
+
+
+async def ctrl_c_on_set_up_and_in_game() -> tuple[list[str], TableApp]:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("enter")  # start
+        await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: any("Прервать игру?" in line for line in app.page_lines))
+        rows = screen_rows(app)
+        await pilot.press("1")
+        await until(pilot, lambda: app.finished)
+        await pilot.press("escape")
+    return rows, app
+
+
+def test_ctrl_c_asks_to_stop_in_the_game_language() -> None:
+    rows, app = asyncio.run(ctrl_c_on_set_up_and_in_game())
+    assert "Ctrl+Q" not in "\n".join(rows) or "Прервать" in "\n".join(rows)
+    assert not any("quit" in row.lower() for row in rows), rows
+    assert app.code == 130
+
+
+async def ctrl_c_on_the_set_up_screen() -> TableApp:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause(0.3)
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.3)
+        assert not any("quit" in row.lower() for row in screen_rows(app))
+    return app
+
+
+def test_ctrl_c_on_the_set_up_screen_leaves_quietly() -> None:
+    app = asyncio.run(ctrl_c_on_the_set_up_screen())
+    assert app._thread is None and not app.is_running

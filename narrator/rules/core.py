@@ -498,7 +498,14 @@ class Eliminate:
     shown_role: str | None = None
 
 
-Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate
+@dataclass(frozen=True)
+class Badge:
+    """The sheriff's badge is now with ``seat`` (None: destroyed, no sheriff); public."""
+
+    seat: Seat | None
+
+
+Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | Badge
 
 
 @dataclass(frozen=True)
@@ -548,6 +555,7 @@ class Game:
         self.phase = "setup"
         self.eliminated: list[tuple[Seat, str]] = []
         self.revealed: dict[Seat, str] = {}
+        self.sheriff: Seat | None = None  # who holds the badge now (alliance)
         self._shown: dict[Seat, list[Secret]] = {s: [] for s in range(1, deal.players + 1)}
 
     def note(self, step: Step) -> None:
@@ -558,6 +566,8 @@ class Game:
             self.eliminated.append((step.seat, step.cause))
             if step.shown_role is not None:
                 self.revealed[step.seat] = step.shown_role
+        elif isinstance(step, Badge):
+            self.sheriff = step.seat
         elif isinstance(step, Show | DealCard):
             for seat in step.to if isinstance(step, Show) else (step.seat,):
                 self._shown[seat].append(step.secret)

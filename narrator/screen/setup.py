@@ -11,29 +11,58 @@ from __future__ import annotations
 import json
 import re
 import typing
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from narrator.rules.errors import NarratorError
 from narrator.rules.registry import get_variant, known_names, make_switches
-from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import Catalog, load_catalog
 
 SAVED_FIELDS = (
     "game",
     "players",
     "lang",
     "voice",
+    "voice_pack",
+    "input",
     "knocks",
     "knock_volume",
+    "speech_volume",
     "options",
     "answer_s",
 )
+# What a plain ``narrator play GAME`` starts with (it speaks by default).
+DEFAULTS: dict[str, Any] = {
+    "players": None,
+    "lang": "ru",
+    "voice": "auto",
+    "voice_pack": None,
+    "input": "keypad",
+    "knocks": True,
+    "knock_volume": 0.35,
+    "speech_volume": 0.9,
+    "options": {},
+    "answer_s": 60.0,
+}
+
+
+class SetupValues(dict[str, Any]):
+    """The set-up screen's values, with where they came from.
+
+    ``given``: typed on the command line (they win); ``remembered``: taken from the
+    last game of this kind (shown as such); ``defaults``: what the defaults button
+    brings back (the program's defaults under the command line).
+    """
+
+    given: dict[str, Any]
+    remembered: dict[str, Any]
+    defaults: dict[str, Any]
 
 
 def config_folder() -> Path:
@@ -74,47 +103,115 @@ def preset_names(folder: Path | None = None) -> list[str]:
     return sorted(p.stem for p in presets.glob("*.json")) if presets.is_dir() else []
 
 
+class RulesScreen(ModalScreen[None]):
+    """A game's rules and roles, readable at the table (users have no RULES.md)."""
+
+    CLOSE = frozenset({"escape", "enter", "slash", "question_mark", "q"})
+    SCROLL: ClassVar[dict[str, str]] = {
+        "8": "up",
+        "up": "up",
+        "2": "down",
+        "down": "down",
+        "9": "pageup",
+        "3": "pagedown",
+    }
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="rules-page"):
+            yield Static(self.text, id="rules-text")
+
+    def on_key(self, event: Any) -> None:
+        event.stop()
+        page = self.query_one("#rules-page", VerticalScroll)
+        if event.key in self.CLOSE:
+            self.dismiss()
+        elif (way := self.SCROLL.get(event.key)) is not None:
+            {
+                "up": page.scroll_up,
+                "down": page.scroll_down,
+                "pageup": page.scroll_page_up,
+                "pagedown": page.scroll_page_down,
+            }[way](animate=False)
+
+
 class SetupScreen(Screen[dict[str, Any]]):
-    """Choose everything, then Start (or Enter on Start): dismisses with the settings."""
+    """Choose everything, then Start (or Enter on Start): dismisses with the settings.
+
+    With a numeric keypad alone: + and − move between the fields, Enter presses or
+    opens one, 8 and 2 move inside a list, / shows the game's rules.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus", "app.focus_next", "next", priority=True, show=False),
+        Binding("minus", "app.focus_previous", "previous", priority=True, show=False),
+        Binding("slash", "rules", "rules", priority=True, show=False),
+        Binding("question_mark", "rules", "rules", show=False),
+    ]
 
     CSS = """
     SetupScreen { background: #0b0b0e; }
-    #form { padding: 0 2; }
-    .row { height: auto; margin: 0 0 1 0; }
-    .row Label { width: 28; padding: 1 1 0 0; }
+    #title { padding: 0 2; color: #f0e6c8; text-style: bold; }
+    #remembered { padding: 0 2; color: #e0b341; }
+    #form { padding: 0 2; height: 1fr; }
+    .row { height: auto; }
+    .row Label { width: 34; padding: 1 1 0 0; }
+    .row Label.remembered { color: #e0b341; }
     .row Input { width: 16; }
     .row Select { width: 30; }
-    .hint { color: #8a8aa0; padding: 1 0 0 1; width: 1fr; }
-    #composition { padding: 0 1; color: #e0d8b0; }
-    #problem { color: #ff8a80; padding: 0 1; }
-    #buttons { height: auto; }
+    .hint { color: #8a8aa0; padding: 0 0 1 2; }
+    .heading { color: #f0e6c8; text-style: bold; padding: 1 0 0 0; }
+    #composition, #length { padding: 0 1; color: #e0d8b0; }
+    #problem { color: #ff8a80; padding: 0 2; height: auto; }
+    #buttons { height: 3; dock: bottom; padding: 0 1; }
+    #buttons Button { min-width: 10; width: auto; margin: 0 1 0 0; }
+    #presets { height: auto; margin: 1 0; }
+    #presets Input { width: 20; }
+    #presets Button { width: auto; min-width: 10; }
+    #presets Select { width: 26; }
+    RulesScreen { align: center middle; }
+    #rules-page { width: 84; max-width: 100%; height: 100%; border: round #888;
+                  background: #16161c; padding: 0 1; }
     """
 
     def __init__(self, catalog: Catalog, values: dict[str, Any], folder: Path | None = None):
         super().__init__()
         self.catalog = catalog
+        self.given: dict[str, Any] = dict(getattr(values, "given", {}))
+        self.remembered: dict[str, Any] = dict(getattr(values, "remembered", {}))
+        self.defaults: dict[str, Any] = dict(getattr(values, "defaults", {}))
         self.values = dict(values)
         self.folder = folder
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
 
+    def _text(self, key: str, fallback: str) -> str:
+        """A catalog line, or ``fallback`` for a game whose catalog lacks it (kept outside)."""
+        return self.t(key) if key in self.catalog.lines else fallback
+
+    def _switch_text(self, name: str, part: str, fallback: str) -> str:
+        return self._text(f"setup.{self.values['game']}.switch.{name}.{part}", fallback)
+
     def compose(self) -> ComposeResult:
+        yield Static(self.t("setup.title"), id="title")
+        yield Static(self._remembered_text(), id="remembered")
         with VerticalScroll(id="form"):
-            yield Static(self.t("setup.title"), id="title")
             yield from self._row(
                 "game",
                 Select(
-                    [(name, name) for name in known_names()],
+                    [(self._text(f"setup.game_title.{n}", n), n) for n in known_names()],
                     value=self.values["game"],
                     allow_blank=False,
                     id="game",
                 ),
             )
-            yield from self._row(
-                "players", Input(str(self.values.get("players") or ""), id="players")
-            )
+            yield from self._row("players", Input(self._players_text(), id="players"))
             yield Static("", id="composition")
+            yield Static("", id="length")
             yield from self._row(
                 "lang",
                 Select(
@@ -125,6 +222,10 @@ class SetupScreen(Screen[dict[str, Any]]):
                 ),
             )
             yield from self._row("voice", Switch(bool(self.values.get("voice")), id="voice"))
+            yield from self._row(
+                "speech_volume",
+                Input(str(self.values.get("speech_volume", 0.9)), id="speech_volume"),
+            )
             yield from self._row(
                 "voice_pack", Input(self.values.get("voice_pack") or "", id="voice_pack")
             )
@@ -149,10 +250,10 @@ class SetupScreen(Screen[dict[str, Any]]):
             yield from self._row(
                 "answer_s", Input(str(self.values.get("answer_s", 60.0)), id="answer_s")
             )
-            yield Static(self.t("setup.rules"), classes="hint")
-            yield VerticalScroll(id="switches")
-            with Horizontal(id="buttons"):
-                yield Button(self.t("setup.start"), id="start", variant="success")
+            game_title = self._text(f"setup.game_title.{self.values['game']}", self.values["game"])
+            yield Static(self.t("setup.rules", game=game_title), classes="heading")
+            yield from self._switches()
+            with Horizontal(id="presets"):
                 yield Input(placeholder=self.t("setup.preset_name"), id="preset")
                 yield Button(self.t("setup.save"), id="save")
                 yield Select(
@@ -160,25 +261,54 @@ class SetupScreen(Screen[dict[str, Any]]):
                     prompt=self.t("setup.load"),
                     id="load",
                 )
-            yield Static("", id="problem")
+        yield Static("", id="problem")
+        with Horizontal(id="buttons"):
+            yield Button(self.t("setup.start"), id="start", variant="success")
+            yield Button(self.t("setup.about"), id="about")
+            yield Button(self.t("setup.defaults"), id="defaults")
 
     def _row(self, name: str, widget: Any) -> ComposeResult:
+        label = Label(self.t(f"setup.{name}"))
+        if name in self.remembered:
+            label.add_class("remembered")
         with Horizontal(classes="row"):
-            yield Label(self.t(f"setup.{name}"))
+            yield label
             yield widget
 
+    def _players_text(self) -> str:
+        players = self.values.get("players")
+        return str(players or default_players(get_variant(self.values["game"])))
+
+    def _remembered_text(self) -> str:
+        """The remembered settings in use, by name; empty when there are none."""
+        items = []
+        for name, value in self.remembered.items():
+            if name == "options":
+                for option, chosen in value.items():
+                    label = self._switch_text(option, "name", option)
+                    items.append(f"{label}: {self._value_text(option, chosen)}")
+            else:
+                items.append(f"{self.t(f'setup.{name}')}: {self._value_text(name, value)}")
+        if not items:
+            return ""
+        return self.t("setup.remembered", items="; ".join(items))
+
+    def _value_text(self, name: str, value: Any) -> str:
+        if isinstance(value, bool):
+            return self.t("setup.on" if value else "setup.off")
+        if name == "voice":
+            return self.t("setup.on") if value else self.t("setup.off")
+        return self._switch_text(name, f"choice.{value}", str(value))
+
     def on_mount(self) -> None:
-        self._build_switches()
         self.call_after_refresh(self._preview)
         self.query_one("#start", Button).focus()
 
-    def _build_switches(self) -> None:
-        """One row per rule switch of the chosen game, with its description."""
-        box = self.query_one("#switches", VerticalScroll)
-        box.remove_children()
+    def _switches(self) -> ComposeResult:
+        """One row per rule switch of the chosen game, its explanation under it."""
         variant = get_variant(self.values["game"])
         options = self.values.get("options", {})
-        rows = []
+        remembered = self.remembered.get("options", {})
         for name, spec in variant.switches.model_fields.items():
             value = options.get(name, spec.default)
             widget: Any
@@ -187,26 +317,25 @@ class SetupScreen(Screen[dict[str, Any]]):
             elif typing.get_origin(spec.annotation) is typing.Literal:
                 choices = typing.get_args(spec.annotation)
                 widget = Select(
-                    [(str(c), c) for c in choices], value=value, allow_blank=False, id=f"opt-{name}"
+                    [(self._switch_text(name, f"choice.{c}", str(c)), c) for c in choices],
+                    value=value,
+                    allow_blank=False,
+                    id=f"opt-{name}",
                 )
             else:
                 widget = Input("" if value is None else str(value), id=f"opt-{name}")
-            rows.append(
-                Horizontal(
-                    Label(name),
-                    widget,
-                    Static(spec.description or "", classes="hint"),
-                    classes="row",
-                )
-            )
-        box.mount_all(rows)
+            label = Label(self._switch_text(name, "name", name))
+            if name in remembered:
+                label.add_class("remembered")
+            with Horizontal(classes="row"):
+                yield label
+                yield widget
+            yield Static(self._switch_text(name, "hint", spec.description or ""), classes="hint")
 
     def _options(self) -> dict[str, Any]:
         variant = get_variant(self.values["game"])
         options: dict[str, Any] = {}
         widgets = {w.id: w for w in self.query(".row > *") if w.id}
-        if f"opt-{next(iter(variant.switches.model_fields))}" not in widgets:
-            return dict(self.values.get("options", {}))  # the rows are being rebuilt
         for name, spec in variant.switches.model_fields.items():
             widget = widgets[f"opt-{name}"]
             if isinstance(widget, Switch):
@@ -235,19 +364,27 @@ class SetupScreen(Screen[dict[str, Any]]):
         values["lang"] = self.query_one("#lang", Select).value
         players = self.query_one("#players", Input).value.strip()
         values["players"] = int(players) if players.isdigit() else None
-        values["voice"] = "auto" if self.query_one("#voice", Switch).value else None
+        if self.query_one("#voice", Switch).value:
+            values["voice"] = self.values.get("voice") or "auto"  # keep a --voice ID
+        else:
+            values["voice"] = None
         values["voice_pack"] = self.query_one("#voice_pack", Input).value.strip() or None
         values["input"] = self.query_one("#input", Select).value
         values["knocks"] = self.query_one("#knocks", Switch).value
-        values["knock_volume"] = _number(self.query_one("#knock_volume", Input).value)
+        values["knock_volume"] = _volume(self.query_one("#knock_volume", Input).value)
+        values["speech_volume"] = _volume(self.query_one("#speech_volume", Input).value)
         values["answer_s"] = _number(self.query_one("#answer_s", Input).value)
+        if values["answer_s"] <= 0:
+            raise NarratorError(f"{values['answer_s']:g}: > 0")
         values["options"] = self._options()
         variant = get_variant(values["game"])
         switches = make_switches(variant, values["options"])
+        count = values["players"] or default_players(variant)
         seats = variant.seat_counts
-        count = values["players"] or (seats.start + seats.stop) // 2
         if count not in seats:
-            raise NarratorError(f"{variant.name}: {seats.start}–{seats.stop - 1} players")
+            if len(seats) == 1:
+                raise NarratorError(self.t("setup.players_exactly", count=seats.start))
+            raise NarratorError(self.t("setup.players_range", low=seats.start, high=seats.stop - 1))
         variant.composition(count, switches)
         return values
 
@@ -264,34 +401,80 @@ class SetupScreen(Screen[dict[str, Any]]):
 
     def _preview(self) -> None:
         values = self._checked()
+        composition = self.query_one("#composition", Static)
+        length = self.query_one("#length", Static)
         if values is None:
+            composition.update("")
+            length.update("")
             return
         variant = get_variant(values["game"])
-        seats = variant.seat_counts
-        count = values["players"] or (seats.start + seats.stop) // 2
-        counts = variant.composition(count, make_switches(variant, values["options"])).counts
-        roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in counts.items() if n)
-        self.query_one("#composition", Static).update(
-            self.t("setup.composition", players=count, roles=roles)
+        count = values["players"] or default_players(variant)
+        cards = variant.composition(count, make_switches(variant, values["options"]))
+        roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in cards.counts.items() if n)
+        key = "setup.composition_center" if cards.center else "setup.composition"
+        composition.update(self.t(key, players=count, roles=roles, center=cards.center))
+        length.update(self._length(values, count))
+
+    def _length(self, values: dict[str, Any], players: int) -> str:
+        from narrator.estimate import expected_length
+
+        try:
+            guess = expected_length(
+                values["game"],
+                players,
+                values["options"],
+                lang=values["lang"],
+                answer_s=values["answer_s"],
+            )
+        except NarratorError:
+            return ""
+        return self.t(
+            "setup.length",
+            low=round(guess.low_min),
+            median=round(guess.median_min),
+            high=round(guess.high_min),
         )
+
+    def _rebuilt(self, values: dict[str, Any]) -> None:
+        """The screen again for other values (a game, a language, a preset, the defaults)."""
+        if isinstance(values, SetupValues):
+            self.given, self.remembered = dict(values.given), dict(values.remembered)
+            self.defaults = dict(values.defaults)
+        else:
+            self.remembered = {}
+        self.values = dict(values)
+        self.catalog = load_catalog(str(self.values["lang"]))
+        self.run_worker(self._recomposed(), exclusive=True, group="rebuild")
+
+    async def _recomposed(self) -> None:
+        await self.recompose()
+        self.query_one("#start", Button).focus()
+        self._preview()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self.values["game"]:
-            self.values["game"] = event.value
-            self.values["options"] = load_saved(last_path(str(event.value), self.folder)).get(
-                "options", {}
-            )
-            self._build_switches()
-        elif event.select.id == "load" and isinstance(event.value, str):
+            given = {k: v for k, v in self.given.items() if k != "options"}
+            self._rebuilt(values_for(str(event.value), given, self.folder))
+            return
+        if event.select.id == "lang" and event.value != self.values["lang"]:
+            values = self._checked() or dict(self.values)
+            values["lang"] = event.value
+            self._rebuilt(values)
+            return
+        if event.select.id == "load" and isinstance(event.value, str):
             loaded = load_saved(preset_path(event.value, self.folder))
             if loaded:
-                self.values.update(loaded)
-                self.app.pop_screen()
-                self.app.push_screen(
-                    SetupScreen(self.catalog, self.values, self.folder), self.dismiss
-                )
+                self._rebuilt({**self.values, **loaded})
                 return
         self.call_after_refresh(self._preview)
+
+    def on_key(self, event: Any) -> None:
+        """On the keypad 8 and 2 are the arrows, outside a text field (an open list too)."""
+        arrow = {"8": "up", "2": "down"}.get(event.key)
+        if arrow is not None and not isinstance(self.app.focused, Input):
+            event.stop()
+            event.prevent_default()
+            self.app.simulate_key(arrow)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "preset":
@@ -300,8 +483,25 @@ class SetupScreen(Screen[dict[str, Any]]):
     def on_switch_changed(self, event: Switch.Changed) -> None:
         self._preview()
 
+    def action_rules(self) -> None:
+        game = str(self.values["game"])
+        parts = [self._text(f"setup.{game}.about.summary", "")]
+        variant = get_variant(game)
+        for role in variant.roles:
+            about = self._text(f"setup.{game}.about.role.{role}", "")
+            if about:
+                parts.append(f"{self.t(f'role.{role}')}: {about}")
+        parts.append(self.t("setup.about_close"))
+        self.app.push_screen(RulesScreen("\n".join(p.rstrip() for p in parts if p)))
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         problem = self.query_one("#problem", Static)
+        if event.button.id == "about":
+            self.action_rules()
+            return
+        if event.button.id == "defaults":
+            self._rebuilt({**self.values, **self.defaults})
+            return
         values = self._checked()
         if values is None:
             return
@@ -312,6 +512,19 @@ class SetupScreen(Screen[dict[str, Any]]):
             return
         save(last_path(values["game"], self.folder), _saved(values))
         self.dismiss(values)
+
+
+def default_players(variant: Any) -> int:
+    """The players of a game when none are given: the middle of its range."""
+    seats = variant.seat_counts
+    return int((seats.start + seats.stop) // 2)
+
+
+def _volume(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise NarratorError(f"{text.strip()}: 0–1")
+    return value
 
 
 def _number_kind(annotation: Any) -> type | None:
@@ -334,15 +547,39 @@ def _saved(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if k in SAVED_FIELDS}
 
 
-def initial_values(settings: Any, folder: Path | None = None) -> dict[str, Any]:
-    """CLI settings over the remembered ones for that game."""
-    values = load_saved(last_path(settings.game, folder))
-    given = asdict(settings)
-    for name in SAVED_FIELDS:
+def initial_values(settings: Any, folder: Path | None = None) -> SetupValues:
+    """The command line over the remembered settings of that game, over the defaults."""
+    given_fields = set(getattr(settings, "given", ()) or ())
+    if getattr(settings, "silent", False):
+        given_fields.add("voice")  # --silent wins over a remembered "speak aloud"
+    given = {name: getattr(settings, name) for name in given_fields if name in SAVED_FIELDS}
+    given["options"] = dict(settings.options)
+    return values_for(str(settings.game), given, folder)
+
+
+def values_for(game: str, given: dict[str, Any], folder: Path | None = None) -> SetupValues:
+    """The values of ``game``'s set-up: ``given`` over its remembered ones, over defaults."""
+    variant = get_variant(game)
+    fields = variant.switches.model_fields
+    given = {**given, "options": {k: v for k, v in given.get("options", {}).items() if k in fields}}
+    saved = load_saved(last_path(game, folder))
+    saved_options = {k: v for k, v in saved.get("options", {}).items() if k in fields}
+    values = SetupValues(game=game)
+    values.given, values.remembered = given, {}
+    values.defaults = {**DEFAULTS, **given, "game": game}
+    for name in SAVED_FIELDS[1:]:
         if name == "options":
-            values["options"] = {**values.get("options", {}), **given["options"]}
-        elif name not in values or given[name] not in (None, "", {}):
+            continue
+        if name in given:
             values[name] = given[name]
-    if given.get("silent"):
-        values["voice"] = None  # --silent wins over a remembered "speak aloud"
+        elif name in saved and saved[name] != DEFAULTS[name]:
+            values[name] = values.remembered[name] = saved[name]
+        else:
+            values[name] = DEFAULTS[name]
+    options = dict(given["options"])
+    for name, value in saved_options.items():
+        if name not in options and value != fields[name].default:
+            options[name] = value
+            values.remembered.setdefault("options", {})[name] = value
+    values["options"] = options
     return values

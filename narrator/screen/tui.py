@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -19,23 +20,27 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Digits, ProgressBar, RichLog, Static
+from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, Live
 from narrator.rules.core import Prompt, PublicView, phase_kind
 from narrator.voice.catalog import Catalog, load_catalog
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
+# The fixed rows of the table page: phase bar, narrator line, seat ring, and the log's
+# border plus its newest line; a prompt adds its label, bar, digits and reason; a secret
+# adds its frame and padding around its lines.
+FIXED_ROWS, LIVE_ROWS, SECRET_FRAME, PAGE_ROWS = 1 + 3 + 3 + 2, 6, 4, 8
 
 
 # Keys that would change what the table hears at night (issue 17 #4): pausing stops the
 # knocks and stretches the window, repeating says the wake line again. At night they do
-# nothing, so a key press cannot tell the table that the called role is awake.
+# nothing (nor do / 1 and / 2), so a key press cannot tell the table that the called role
+# is awake.
 PAUSE_KEYS = frozenset({"p", "P", "з", "З"})
 REPEAT_KEYS = frozenset({"r", "R", "к", "К"})
-NIGHT_INERT = PAUSE_KEYS | REPEAT_KEYS
 
 
 class PausableClock:
@@ -89,32 +94,76 @@ class TuiKeys:
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys; the same key closes it (``?``, Esc, Enter, q, or the keypad's ``/``)."""
+    """The keys, and the keypad's menu: 1 pause, 2 repeat, 0 stop.
+
+    The same key closes it (``?``, Esc, Enter, q, or the keypad's ``/``).
+    """
 
     CLOSE = frozenset({"escape", "question_mark", "q", "enter", "slash"})
 
-    def __init__(self, text: str, stop: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        stop: Callable[[], None] | None = None,
+        pause: Callable[[], None] | None = None,
+        repeat: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.text = text
-        self.stop = stop
+        self.menu = {"0": stop, "1": pause, "2": repeat}
 
     def on_key(self, event: Any) -> None:
         event.stop()  # the table behind must not take this press (it would reopen the help)
         if event.key in self.CLOSE:
             self.dismiss()
-        elif event.key == "0" and self.stop is not None:  # the keypad's way to stop
+        elif (work := self.menu.get(event.key)) is not None:  # the keypad's P, R and Esc
             self.dismiss()
-            self.stop()
+            work()
 
     def compose(self) -> ComposeResult:
         yield Static(self.text, id="help")
 
 
+class TailLog(Static):
+    """What the narrator said, newest line at the bottom, always in sight.
+
+    It draws only the lines that fit its height (wrapped to its width), so it cannot
+    be left scrolled away from the newest line when the page above it grows.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        self._draw()
+
+    def on_resize(self, _event: Any) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        width, height = self.content_region.width, self.content_region.height
+        if width <= 0 or height <= 0:
+            self.update("")
+            return
+        rows: list[str] = []
+        for line in reversed(self.lines):
+            rows[:0] = textwrap.wrap(line, width) or [""]
+            if len(rows) >= height:
+                break
+        self.update(Text("\n".join(rows[-height:])))
+
+
 class TableApp(App[int]):
     """The table screen. ``game`` runs in a thread with this app's Screen and Keys."""
 
-    # Ctrl+Q asks the same stop question as Esc instead of quitting at once (issue 12 #3).
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "ask_stop", "stop", priority=True)]
+    # Ctrl+Q and Ctrl+C ask the same stop question as Esc instead of quitting at once, or
+    # showing textual's English hint (issue 12 #3, #11); on the set-up screen they leave.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "ask_stop", "stop", priority=True),
+        Binding("ctrl+c", "ask_stop", "stop", priority=True, show=False),
+    ]
 
     CSS = """
     Screen { background: #0b0b0e; color: #d8d8d8; }
@@ -129,11 +178,16 @@ class TableApp(App[int]):
     #secret { height: auto; min-height: 3; border: heavy #e0b341; content-align: center middle;
               text-style: bold; color: #ffe08a; padding: 1 2; }
     #page { height: auto; padding: 0 2; color: #b8b8c8; }
-    #log { height: 1fr; border-top: solid #333344; color: #9090a0; }
-    #help { width: 70; height: auto; border: round #888; padding: 1 2; background: #16161c; }
+    #log { height: 1fr; border-top: solid #333344; color: #9090a0; padding: 0 1; }
+    #end { height: 1fr; border-top: solid #333344; color: #c8c8d0; padding: 0 1; }
+    #help { width: 70; max-width: 100%; height: auto; max-height: 100%; border: round #888;
+            padding: 1 2; background: #16161c; }
     HelpScreen { align: center middle; }
-    #small { display: none; }
+    #small { display: none; width: 100%; height: 100%; content-align: center middle;
+             text-style: bold; color: #ffe08a; }
     .hidden { display: none; }
+    Screen.tiny > * { display: none; }
+    Screen.tiny > #small { display: block; }
     """
 
     def __init__(
@@ -167,6 +221,7 @@ class TableApp(App[int]):
         self.live_view: Live | None = None
         self.night = False  # from the public phase: pausing and repeating are off at night
         self.phase_text = ""  # the phase bar, shown again after a pause
+        self.ring_text = ""  # the seats around the table
         self.farewell: list[str] | None = None  # printed after leaving: end or stop, paths
 
     def t(self, key: str, **params: object) -> str:
@@ -183,7 +238,9 @@ class TableApp(App[int]):
             yield Static("", id="reason")
         yield Static("", id="secret", classes="hidden")
         yield Static("", id="page")
-        yield RichLog(id="log", wrap=True, markup=False)
+        yield TailLog(id="log")
+        with VerticalScroll(id="end", classes="hidden"):
+            yield Static("", id="end-lines")
         yield Static("", id="small")
 
     def on_mount(self) -> None:
@@ -231,35 +288,33 @@ class TableApp(App[int]):
         key = event.key
         event.stop()
         if self.finished:
-            log = self.query_one("#log", RichLog)
+            end = self.query_one("#end", VerticalScroll)
             if key in {"escape", "q", "enter"}:
                 self.exit(self.code)
             elif key in {"8", "up"}:
-                log.scroll_up(animate=False)
+                end.scroll_up(animate=False)
             elif key in {"2", "down"}:
-                log.scroll_down(animate=False)
+                end.scroll_down(animate=False)
             elif key in {"9", "pageup"}:
-                log.scroll_page_up(animate=False)
+                end.scroll_page_up(animate=False)
             elif key in {"3", "pagedown"}:
-                log.scroll_page_down(animate=False)
+                end.scroll_page_down(animate=False)
             return
         if self._thread is None:
             return  # the set-up screen has the keys
         if key in {"question_mark", "slash"}:
             # After this key is handled: the help screen must not take the same press as "close".
-            help_screen = HelpScreen(self.t("tui.help"), lambda: self.keys.press(INTERRUPT))
+            help_screen = HelpScreen(
+                self.t("tui.help"),
+                stop=lambda: self.keys.press(INTERRUPT),
+                pause=self.toggle_pause,
+                repeat=self.repeat,
+            )
             self.call_later(self.push_screen, help_screen)
-        elif self.night and key in NIGHT_INERT:
-            return  # at night P and R would be heard: someone is awake at the keyboard
         elif key in PAUSE_KEYS:
-            paused = self.clock.toggle()
-            if self.on_pause is not None:
-                self.on_pause(paused)
-            phase = self.query_one("#phase", Static)
-            phase.update(self.t("tui.paused") if paused else self.phase_text)
+            self.toggle_pause()
         elif key in REPEAT_KEYS:
-            if self.on_repeat is not None and self.last_said:
-                self.on_repeat(self.last_said)
+            self.repeat()
         elif key == "escape":
             self.keys.press(INTERRUPT)
         elif key == "enter":
@@ -271,6 +326,21 @@ class TableApp(App[int]):
         elif event.character and event.character.isprintable():
             self.keys.press(event.character)
 
+    def toggle_pause(self) -> None:
+        """P (or / 1): the clock and the sound stand still; at night it does nothing."""
+        if self.night:
+            return  # at night pausing would be heard: someone is awake at the keyboard
+        paused = self.clock.toggle()
+        if self.on_pause is not None:
+            self.on_pause(paused)
+        phase = self.query_one("#phase", Static)
+        phase.update(self.t("tui.paused") if paused else self.phase_text)
+
+    def repeat(self) -> None:
+        """R (or / 2): say the last line again; at night it does nothing."""
+        if not self.night and self.on_repeat is not None and self.last_said:
+            self.on_repeat(self.last_said)
+
     def action_ask_stop(self) -> None:
         if self.finished or self._thread is None:
             self.exit(self.code)
@@ -278,10 +348,29 @@ class TableApp(App[int]):
             self.keys.press(INTERRUPT)
 
     def on_resize(self, event: Any) -> None:
-        small = self.query_one("#small", Static)
-        too_small = event.size.width < MIN_WIDTH or event.size.height < MIN_HEIGHT
-        small.update(self.t("tui.too_small", width=MIN_WIDTH, height=MIN_HEIGHT))
-        small.styles.display = "block" if too_small else "none"
+        self._fit(event.size)
+
+    def needed_size(self) -> tuple[int, int]:
+        """The smallest terminal that shows the current page whole (the secret above all)."""
+        live = not self.query_one("#live", Vertical).has_class("hidden")
+        secret_lines = self.secret_text.splitlines() if self.secret_text else []
+        width = max(MIN_WIDTH, len(self.ring_text) + 4, *(len(line) + 8 for line in secret_lines))
+        height = FIXED_ROWS + min(len(self.page_lines), PAGE_ROWS)
+        height += LIVE_ROWS if live else 0
+        height += len(secret_lines) + SECRET_FRAME if secret_lines else 0
+        return width, max(MIN_HEIGHT, height)
+
+    def _fit(self, size: Any = None) -> None:
+        """Too small a terminal: one full page asking for more, never a cut secret."""
+        if self.finished:
+            return  # the end is scrolled, whatever the size
+        width, height = self.needed_size()
+        size = size or self.size
+        too_small = size.width < width or size.height < height
+        self.query_one("#small", Static).update(
+            self.t("tui.too_small", width=width, height=height)
+        )
+        self.screen_stack[0].set_class(too_small, "tiny")
 
     # --- what the Screen port does, in the app's thread ------------------------------------
 
@@ -289,15 +378,11 @@ class TableApp(App[int]):
         self.events.append(("said", text))
         self.last_said = text
         self.query_one("#narrator", Static).update(text)
-        self.query_one("#log", RichLog).write(Text(f"» {text}"))
-        self._follow_log()
+        self.query_one("#log", TailLog).add(f"» {text}")
 
     def _follow_log(self) -> None:
-        """Keep the newest line in sight, also after the page above it grew or shrank."""
-        if self.finished:
-            return  # the end screen is read from its top
-        log = self.query_one("#log", RichLog)
-        self.call_after_refresh(log.scroll_end, animate=False)
+        """After the page changed: the size it needs (the log redraws on its own resize)."""
+        self._fit()
 
     def show_line(self, text: str) -> None:
         self.events.append(("line", text))
@@ -306,7 +391,7 @@ class TableApp(App[int]):
         if self.farewell is not None:
             self.farewell.append(text)
         self.page_lines.append(text)
-        self.query_one("#page", Static).update("\n".join(self.page_lines[-8:]))
+        self.query_one("#page", Static).update("\n".join(self.page_lines[-PAGE_ROWS:]))
         self._follow_log()
 
     def show_live(self, view: Live | None) -> None:
@@ -352,15 +437,18 @@ class TableApp(App[int]):
         alive = set(view.alive)
         seats = []
         for seat in range(1, view.players + 1):
-            if seat == speaker:
-                seats.append(f"▶{seat}◀")
+            if seat == speaker:  # a seat out of the game still shows ✗ (last words, badge)
+                seats.append(f"▶{seat}◀" if seat in alive else f"▶✗{seat}◀")
             elif seat in alive:
                 seats.append(f"[{seat}]")
             else:
                 seats.append(f" ✗{seat} ")
-        self.query_one("#table", Static).update("  ".join(seats))
+        self.ring_text = "  ".join(seats)
+        self.query_one("#table", Static).update(self.ring_text)
         self.phase_text = self.t("tui.phase", phase=view.phase)
-        self.query_one("#phase", Static).update(self.phase_text)
+        if not self.clock.paused:
+            self.query_one("#phase", Static).update(self.phase_text)
+        self._fit()
 
     def show_end(self, title: str, lines: list[str]) -> None:
         """The end: every line in the scrollable log (8/2 or the arrows scroll it)."""
@@ -369,11 +457,12 @@ class TableApp(App[int]):
         self.query_one("#narrator", Static).update(title)
         self.page_lines = list(lines)
         self.farewell = [title, *lines]
-        log = self.query_one("#log", RichLog)
-        log.clear()
-        for line in lines:
-            log.write(Text(line))
-        log.scroll_home(animate=False)
+        self.screen_stack[0].remove_class("tiny")
+        self.query_one("#log", TailLog).add_class("hidden")
+        self.query_one("#end-lines", Static).update(Text("\n".join(lines)))
+        end = self.query_one("#end", VerticalScroll)
+        end.remove_class("hidden")
+        end.scroll_home(animate=False)
 
 
 class TuiScreen:

@@ -1,9 +1,10 @@
-"""Where the mix goes: the sound card (sounddevice), or a WAV file faster than real time.
+"""Where the mix goes: the sound card (sounddevice), or a narration file (FLAC, Ogg, WAV).
 
 The sound card is fed by a producer thread that renders the mixer block by block
 into a ring buffer; the PortAudio callback only copies from the ring (no
 allocation, no lock, no printing) and counts underruns. Offline, a virtual clock
-advances the mixer by exactly the time the host waits.
+advances the mixer by exactly the time the host waits, faster than real time. A file
+takes the format its name ends in (``narrator.sound.narration``).
 
 The virtual clock counts whole frames: its time is ``frame / rate``, and a wait
 ends on the first frame at or after the time waited for, at least one frame
@@ -26,6 +27,7 @@ import numpy as np
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import MIX_CHANNELS, Samples
 from narrator.sound.mixer import Mixer
+from narrator.sound.narration import NarrationFile, default_name
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -76,11 +78,11 @@ def frame_at(when: float, rate: int) -> int:
 
 
 class OfflineOutput:
-    """Renders the mixer into memory as a virtual clock advances; writes a WAV at the end.
+    """Renders the mixer into memory as a virtual clock advances; writes a file at the end.
 
     With ``keep=False`` the mix is not kept in memory: it is dropped (a check of the
-    clock and the game) or, after ``record_to``, written to a WAV file block by block
-    (an hour of game is 1.4 GB of samples). ``block`` is the most frames mixed at once.
+    clock and the game) or, after ``record_to``, written to a narration file block by
+    block (an hour of game is 1.4 GB of samples). ``block`` is the most frames mixed at once.
     """
 
     def __init__(self, mixer: Mixer, *, keep: bool = True, block: int = BLOCK) -> None:
@@ -89,20 +91,12 @@ class OfflineOutput:
         self.keep = keep
         self.block = max(1, block)
         self._blocks: list[Samples] = []
-        self._file: Any = None
+        self._file: NarrationFile | None = None
         self._path: Path | None = None
 
     def record_to(self, path: Path) -> None:
-        """From now on write the mix to a WAV file as it is rendered; ``close`` ends it."""
-        import soundfile
-
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = soundfile.SoundFile(
-                str(path), "w", self.mixer.rate, MIX_CHANNELS, "PCM_16"
-            )
-        except (OSError, RuntimeError) as error:
-            raise ConfigError(f"cannot write {path}: {error}") from None
+        """From now on write the mix to a narration file as it is rendered; ``close`` ends it."""
+        self._file = NarrationFile.open(path, self.mixer.rate)
         self._path = path
         self.keep = False
 
@@ -149,11 +143,11 @@ class OfflineOutput:
         return np.concatenate(self._blocks)
 
     def write(self, path: Path) -> None:
-        import soundfile
-
+        """The mix kept so far, to a narration file in the format ``path`` ends in."""
+        file = NarrationFile.open(path, self.mixer.rate)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            soundfile.write(str(path), self.samples(), self.mixer.rate, subtype="PCM_16")
+            file.write(self.samples())
+            file.close()
         except (OSError, RuntimeError) as error:
             raise ConfigError(f"cannot write {path}: {error}") from None
 
@@ -207,7 +201,7 @@ class DeviceOutput:
 
         problem = output_problem()
         if problem is not None:
-            raise ConfigError(f"{problem}: use --output FILE.wav to render to a file")
+            raise ConfigError(f"{problem}: use --output {default_name('FILE')} to render to a file")
         self._running = True
         self._fill()
         self._thread = threading.Thread(target=self._produce, name="mixer", daemon=True)
@@ -272,7 +266,7 @@ class DeviceOutput:
 
 
 class FileOutput:
-    """No sound card: the live mix is written to a WAV file at the pace of the real clock."""
+    """No sound card: the live mix goes to a narration file at the pace of the real clock."""
 
     def __init__(self, mixer: Mixer, path: Path) -> None:
         self.mixer = mixer
@@ -280,18 +274,10 @@ class FileOutput:
         self.playback = Playback(mixer)
         self._running = False
         self._thread: threading.Thread | None = None
-        self._file: Any = None
+        self._file: NarrationFile | None = None
 
     def start(self) -> None:
-        import soundfile
-
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = soundfile.SoundFile(
-                str(self.path), "w", self.mixer.rate, MIX_CHANNELS, "PCM_16"
-            )
-        except (OSError, RuntimeError) as error:
-            raise ConfigError(f"cannot write {self.path}: {error}") from None
+        self._file = NarrationFile.open(self.path, self.mixer.rate)
         self._running = True
         self._thread = threading.Thread(target=self._produce, name="mixer-file", daemon=True)
         self._thread.start()
@@ -307,8 +293,10 @@ class FileOutput:
                     writing = self._write(block)
             time.sleep(BLOCK / self.mixer.rate)
 
-    def _write(self, block: Any) -> bool:
+    def _write(self, block: Samples) -> bool:
         """Write one block; a full or failing disk is said once and the game goes on."""
+        if self._file is None:
+            return False
         try:
             self._file.write(block)
         except (OSError, RuntimeError) as error:  # soundfile's errors are RuntimeErrors
@@ -322,5 +310,9 @@ class FileOutput:
         if self._thread is not None:
             self._thread.join(timeout=1)
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()  # a FLAC or Ogg file writes its last pages here
+            except (OSError, RuntimeError) as error:
+                _LOGGER.warning("the narration file %s is incomplete: %s", self.path, error)
+                sys.stderr.write(f"narrator: cannot finish {self.path} ({error})\n")

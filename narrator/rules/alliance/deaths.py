@@ -23,7 +23,7 @@ from narrator.rules.alliance.resolution import may_shoot
 from narrator.rules.alliance.roles import EXPLODED, HUNTER, LOVE, SHOT, WEREWOLF
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Eliminate, Flow, Outcome, Say, Seat, Tag, Timer
+from narrator.rules.core import Badge, Eliminate, Flow, Outcome, Say, Seat, Tag, Timer
 
 
 def announce_night(table: Table, deaths: Sequence[Death]) -> Flow[list[Death]]:
@@ -135,9 +135,11 @@ def badge(table: Table, day: int) -> Flow[None]:
     )
     if isinstance(answer, SeatAnswer):
         table.sheriff = answer.seat
+        yield Badge(answer.seat)
         yield Say("alliance.badge_passed", {"seat": answer.seat})
     else:
         table.sheriff = None
+        yield Badge(None)
         yield Say("alliance.badge_destroyed")
     return None
 

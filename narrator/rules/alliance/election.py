@@ -20,7 +20,7 @@ from narrator.rules.alliance.resolution import top_of
 from narrator.rules.alliance.roles import DOWN, OVER, UP
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import ExplodeAnswer, SeatAnswer, SeatsAnswer
-from narrator.rules.core import Ask, Flow, Say, Seat, Tag, Timer
+from narrator.rules.core import Ask, Badge, Flow, Say, Seat, Tag, Timer
 from narrator.rules.kit import around
 
 
@@ -153,5 +153,6 @@ def ballot(
 def elect(table: Table, seat: Seat) -> Flow[None]:
     table.sheriff = seat
     table.election = OVER
+    yield Badge(seat)
     yield Say("alliance.sheriff_elected", {"seat": seat})
     return None

@@ -1,8 +1,10 @@
-"""`narrator demo GAME --output x.wav`: a whole narrated game, knocks only at night.
+"""`narrator demo GAME --output x.ogg`: a whole narrated game, knocks only at night.
 
 Rendered faster than real time with real espeak-ng speech; the JSON timeline
-beside the WAV says where each line and each wake window is, and the test
-listens to the file there.
+beside the narration says where each line and each wake window is, and the test
+listens to the file there. Each game goes to another format (the suffix says
+which), so every format is read back whole: Ogg Vorbis (the default, and lossy)
+for the longest game too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import soundfile
 from narrator.rules.registry import GAMES
 
 DAY_KEYS = ("discussion", "vote_call", "floor", "speech", "who_is_for")
+FORMATS = {".ogg": ("OGG", "VORBIS"), ".flac": ("FLAC", "PCM_16"), ".wav": ("WAV", "PCM_16")}
+SUFFIXES = {"onenight": ".flac", "halloween": ".wav", "sport_mafia": ".ogg", "alliance": ".ogg"}
 
 
 def rms(samples: np.ndarray) -> float:
@@ -30,7 +34,8 @@ def rms(samples: np.ndarray) -> float:
 def test_a_demo_renders_a_narrated_game_with_knocks_only_at_night(
     game: str, tmp_path: Path
 ) -> None:
-    wav = tmp_path / f"{game}.wav"
+    suffix = SUFFIXES.get(game, ".ogg")
+    narration = tmp_path / f"{game}{suffix}"
     done = subprocess.run(
         [
             sys.executable,
@@ -43,7 +48,7 @@ def test_a_demo_renders_a_narrated_game_with_knocks_only_at_night(
             "--seed",
             "2",
             "--output",
-            str(wav),
+            str(narration),
             "--record-dir",
             str(tmp_path / "records"),
         ],
@@ -54,9 +59,11 @@ def test_a_demo_renders_a_narrated_game_with_knocks_only_at_night(
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
-    samples, rate = soundfile.read(str(wav))
+    info = soundfile.info(str(narration))
+    assert (info.format, info.subtype) == FORMATS[suffix]
+    samples, rate = soundfile.read(str(narration))
     mono = samples.mean(axis=1)
-    timeline = json.loads(wav.with_suffix(".json").read_text("utf-8"))
+    timeline = json.loads(narration.with_suffix(".json").read_text("utf-8"))
     assert abs(len(mono) / rate - timeline["seconds"]) < 0.05
     assert timeline["lines"] and timeline["windows"]
 

@@ -1,0 +1,265 @@
+"""How long a game will take at the table, for the set-up screen.
+
+The estimate is not a formula of its own: it plays whole games headlessly through
+the same variant scripts and the same :class:`~narrator.drive.Driver` loop the
+table uses, answered like the demo players answer (a random legal option of every
+prompt, from a seeded ``random.Random``), and adds up the time each step would
+take at a real table.  A switch that changes the game (a longer window, a call of
+a dead role, a revote) therefore changes the estimate exactly as it changes the
+game, with nothing to keep in step by hand.
+
+The time of a step:
+
+* a narrator line: the characters of its spoken text (numbers spelled out, in the
+  table's language) over the speech rate measured for that language (CHARS_PER_S);
+* a wake window: its full length (windows never end early, RULES.md 0.3); the cues
+  said in it (sport mafia's called numbers) only when they overrun it;
+* a timer (a discussion, a speech, last words, a pause): its full length, and the
+  «Время вышло» line after it.  The table may end one early with Enter, but the
+  games played here are timed games (the tournament minute of sport mafia, the
+  announced three minutes of halloween's discussion) whose speakers use their
+  time; and for planning an evening a game that ends early is the harmless error.
+  So the estimate leans long, by at most the unused speech time;
+* a day answer (a vote, a nomination, a hand count) typed at the laptop: a few
+  seconds of typing (ANSWER_TYPING_S), never more than the answer time; a prompt
+  with no legal answer waits out the whole answer time;
+* a dealt card: the player comes to the laptop, reads the card, hides it
+  (DEAL_CARD_S).
+
+Nobody interrupts a speech (a werewolf's self-explosion), as with the demo players.
+The typing and dealing times are assumptions, not measurements; the speech rate is
+measured. Nothing here plays sound or draws a screen: one call plays ``games``
+games in memory (0.5–4 ms each at the default tables, about 7 at alliance's
+twelve) and results are cached by their arguments (scripts/bench_estimate.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from narrator.drive import Driver
+from narrator.record import GameRecord
+from narrator.rules.answers import Answer
+from narrator.rules.core import (
+    DealCard,
+    Game,
+    Param,
+    Prompt,
+    Say,
+    Show,
+    Switches,
+    Timer,
+    Wake,
+    phase_kind,
+    phase_number,
+    shuffled_deal,
+)
+from narrator.rules.errors import ConfigError
+from narrator.rules.registry import Variant, get_variant, make_switches
+from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.numbers import spoken
+
+# Characters of spoken text per second of speech, at the default rate (170 wpm) of
+# the project's TTS: espeak-ng 1.51 through pyttsx3 (voices zle/ru and gmw/en-us).
+# Measured by scripts/measure_speech_rate.py: 48 real catalog lines per language
+# (12 drawn from every game's lines) rendered through SpeechCache into an empty
+# folder; total characters over total seconds of audio, the engine's leading and
+# trailing silence included.  ru: 1808 chars in 125.2 s; en: 2147 chars in 149.4 s
+# (149.3 s in some runs: espeak is not quite deterministic, 0.1 %).
+# (A least-squares line gives 0.28 s + chars / 16.2 for ru and 0.59 s + chars / 17.7
+# for en: the same totals over lines of these lengths.)  The same script checks the
+# model on every line said outside windows and timers in 3 games of each variant:
+# the model's total is 0.99–1.03 times the rendered one, in both languages.
+CHARS_PER_S: Mapping[str, float] = {"ru": 14.45, "en": 14.37}
+# Assumed, not measured: a voter names a seat (or the hands are counted) and the
+# keeper of the laptop types it and presses Enter; capped at the answer time.
+# RULES.md's timing summaries give 3 s per hand count (3.10) and about 5 s per voter
+# (2.8); 4 s is between them.
+ANSWER_TYPING_S = 4.0
+# Assumed: a player comes to the laptop, presses Enter, reads the card and presses
+# Enter again (the table hides the card by itself after 8 s).
+DEAL_CARD_S = 6.0
+# Games per estimate. 20 keeps the slowest default table (alliance, 11 seats) near
+# 100 ms on this project's shared 2-core machine; between seeds the median moves
+# by 1–3 minutes and the 10th and 90th percentiles by 1–6 (30 games barely better).
+GAMES = 20
+PERCENTILES = (0.1, 0.5, 0.9)
+
+
+@dataclass(frozen=True)
+class Length:
+    """The expected length of a game: the 10th, 50th and 90th percentile, in minutes.
+
+    ``nights`` is the median number of the last night played (sport mafia's card
+    night is night 0); ``games`` how many games the figures come from.
+    """
+
+    low_min: float
+    median_min: float
+    high_min: float
+    nights: int
+    games: int
+
+
+def expected_length(
+    game: str,
+    players: int,
+    options: Mapping[str, Any] | None = None,
+    lang: str = "ru",
+    answer_s: float = 60.0,
+    games: int = GAMES,
+    seed: int = 0,
+) -> Length:
+    """The length of a game of ``game`` for ``players`` with the rule switches ``options``.
+
+    Deterministic for a seed. An unknown game, option, language or a composition that
+    does not fit raises the ConfigError the registry and the variant raise.
+    """
+    variant = get_variant(game)
+    switches = make_switches(variant, options or {})
+    variant.composition(players, switches)  # the variant's own error for a bad table
+    load_catalog(lang)  # an unknown language fails here
+    if lang not in CHARS_PER_S:
+        raise ConfigError(f"no measured speech rate for language {lang!r}")
+    if not answer_s > 0 or math.isinf(answer_s):
+        raise ConfigError(f"answer time must be a positive number of seconds, not {answer_s}")
+    if games < 1:
+        raise ConfigError(f"an estimate plays at least one game, not {games}")
+    return _estimate(game, players, switches, lang, float(answer_s), games, seed)
+
+
+def clear_cache() -> None:
+    """Forget every cached estimate (a benchmark's cold call)."""
+    _estimate.cache_clear()
+    _line_seconds.cache_clear()
+
+
+@functools.lru_cache(maxsize=256)
+def _estimate(
+    game: str,
+    players: int,
+    switches: Switches,
+    lang: str,
+    answer_s: float,
+    games: int,
+    seed: int,
+) -> Length:
+    variant = get_variant(game)
+    catalog = load_catalog(lang)
+    master = random.Random(seed)
+    seconds: list[float] = []
+    nights: list[int] = []
+    for _ in range(games):
+        table = Stopwatch(catalog, random.Random(master.getrandbits(64)), answer_s)
+        table.run(_new_game(variant, players, switches, master))
+        seconds.append(table.seconds)
+        nights.append(table.nights)
+    seconds.sort()
+    low, median, high = (percentile(seconds, q) / 60 for q in PERCENTILES)
+    return Length(low, median, high, statistics.median_low(nights), games)
+
+
+def _new_game(variant: Variant, players: int, switches: Switches, master: random.Random) -> Game:
+    deal_rng = random.Random(master.getrandbits(64))
+    deal = shuffled_deal(variant.composition(players, switches), players, deal_rng)
+    return variant.new_game(deal, switches, random.Random(master.getrandbits(64)))
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of sorted values, linear between the two nearest (numpy's default)."""
+    if not ordered:
+        raise ValueError("no values")
+    place = q * (len(ordered) - 1)
+    below = math.floor(place)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (place - below)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_seconds(text: str, lang: str) -> float:
+    return len(spoken(text, lang).strip()) / CHARS_PER_S[lang]
+
+
+class Unrecorded(GameRecord):
+    """A game record that keeps nothing: nobody reads the record of an estimate's games."""
+
+    def add(self, event: str, **fields: Any) -> None:
+        """Nothing is kept."""
+
+    def say(self, key: str, params: Mapping[str, Param], text: str) -> None:
+        """Nothing is kept (not even the parameters turned into JSON)."""
+
+
+class Stopwatch(Driver):
+    """A table with no clock that adds up how long every step would take at a real one."""
+
+    def __init__(self, catalog: Catalog, rng: random.Random, answer_s: float) -> None:
+        super().__init__(catalog, Unrecorded())
+        self.rng = rng
+        self.answer_s = answer_s
+        self.seconds = 0.0
+        self.nights = 0
+        self._running = False  # inside a window or a timer: what is said there takes no extra
+        self._cues: list[float] = []
+
+    def line_seconds(self, text: str) -> float:
+        return _line_seconds(text, self.catalog.lang)
+
+    def enter_phase(self, phase: str) -> None:
+        number = phase_number(phase)
+        if number is not None and phase_kind(phase) == "night":
+            self.nights = max(self.nights, number)
+
+    def say(self, key: str, text: str) -> None:
+        if self._running:
+            self._cues.append(self.line_seconds(text))
+        else:
+            self.seconds += self.line_seconds(text)
+
+    def wake(self, step: Wake) -> None:
+        """The full window, or longer when its cues, one every ``cue_every``, overrun it."""
+        self._running, self._cues = True, []
+        for cue in step.cues:
+            self.carry_out(cue)
+        end = 0.0
+        for index, cue_s in enumerate(self._cues):
+            end = max(end, index * step.cue_every) + cue_s
+        self.seconds += max(step.seconds, end)
+
+    def sleep(self) -> None:
+        self._running = False
+
+    def ask(self, prompt: Prompt) -> Answer:
+        """A random legal answer, as a demo player gives; a day answer takes typing time."""
+        answer = None
+        if prompt.options:
+            answer = self.attempt(prompt, self.rng.choice(prompt.options), answered=False)
+        if not self._running:  # inside a window or a speech it takes no time of its own
+            typed = answer is not None
+            self.seconds += min(ANSWER_TYPING_S, self.answer_s) if typed else self.answer_s
+        return answer if answer is not None else self.expire(prompt)
+
+    def show(self, step: Show) -> None:
+        """Shown inside its window: no time of its own."""
+
+    def deal_card(self, step: DealCard) -> None:
+        self.seconds += DEAL_CARD_S
+
+    def timer(self, step: Timer) -> Answer | None:
+        """The timer's full length; its prompt is answered during it. What is said while
+        it runs (its warnings, «4 принято») takes none of its own and is not played."""
+        answer = None
+        if step.prompt is not None:
+            self._running = True
+            answer = self.ask(step.prompt)
+            self._running = False
+        self.seconds += step.seconds
+        if step.expired is not None:
+            self.carry_out(Say(step.expired))
+        return answer

@@ -1,0 +1,209 @@
+"""The set-up screen as a host meets it: every house rule in the chosen language,
+reachable with the keypad at 80×24, the rules page, remembered settings shown as such,
+the command line over them, and a defaults button."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.widgets import Input, Select, Switch
+
+from narrator.app import TableSettings
+from narrator.cli import _parser, play_settings
+from narrator.rules.registry import get_variant
+from narrator.screen.setup import RulesScreen, SetupScreen, initial_values, last_path, save
+from narrator.voice.catalog import load_catalog
+from tests.test_tui import screen_rows
+
+GAMES = ("onenight", "halloween", "sport_mafia", "alliance")
+Steps = Callable[[Any, App[None]], Awaitable[None]]
+
+
+def run_setup(
+    settings: TableSettings, folder: Path, steps: Steps, size: tuple[int, int] = (80, 24)
+) -> list[dict[str, Any]]:
+    """Show the set-up screen for ``settings``, run ``steps`` with the pilot; the chosen values."""
+    chosen: list[dict[str, Any]] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            values = initial_values(settings, folder)
+            screen = SetupScreen(load_catalog(settings.lang), values, folder)
+            self.push_screen(screen, chosen.append)
+
+    async def main() -> None:
+        app = Host()
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause(0.3)
+            await steps(pilot, app)
+
+    asyncio.run(main())
+    return chosen
+
+
+def setup_of(app: App[None]) -> SetupScreen:
+    screen = app.screen
+    assert isinstance(screen, SetupScreen)
+    return screen
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_house_rule_is_reached_with_plus_at_80x24_in_russian(
+    game: str, tmp_path: Path
+) -> None:
+    catalog = load_catalog("ru")
+    fields = get_variant(game).switches.model_fields
+    seen: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        start = app.focused
+        for _ in range(200):
+            await pilot.press("plus")
+            await pilot.pause(0.05)
+            seen.append("\n".join(screen_rows(app)))
+            if app.focused is start:
+                return
+        raise AssertionError("+ never came back to «Начать»")
+
+    run_setup(TableSettings(game=game), tmp_path, steps)
+    shown = "\n".join(seen)
+    for name in fields:
+        label = catalog.text(f"setup.{game}.switch.{name}.name")
+        assert label in shown, f"{game}: the switch {label!r} never came into sight"
+        hint = catalog.text(f"setup.{game}.switch.{name}.hint")
+        assert hint.split()[0] in shown
+        assert name not in shown or name == "roles", f"{game}: the Python name {name} shown"
+    assert "RULES" not in shown
+
+
+def test_remembered_settings_are_shown_and_defaults_bring_back_the_defaults(
+    tmp_path: Path,
+) -> None:
+    save(last_path("onenight", tmp_path), {"game": "onenight", "options": {"discussion_s": 15}})
+    rows: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        rows.extend(screen_rows(app))
+        setup_of(app).query_one("#defaults").focus()
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        screen = setup_of(app)
+        assert float(screen.query_one("#opt-discussion_s", Input).value) == 300
+        assert screen.query_one("#remembered").render().plain == ""  # type: ignore[attr-defined]
+        screen.query_one("#start").focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+
+    chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
+    text = " ".join(row.strip() for row in rows)  # the notice may wrap
+    assert "С прошлой игры" in text and "Обсуждение, секунд: 15" in text
+    assert chosen and "discussion_s" not in chosen[0]["options"]
+
+
+def test_the_command_line_wins_over_remembered_settings_and_the_screen_keeps_it(
+    tmp_path: Path,
+) -> None:
+    save(
+        last_path("onenight", tmp_path),
+        {"game": "onenight", "input": "keypad", "voice_pack": "old", "knock_volume": 0.1},
+    )
+    args = ["play", "onenight", "--input", "voice", "--voice-pack", "mine", "--voice", "zle/ru"]
+    settings = play_settings(_parser().parse_args(args))
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        await pilot.press("enter")  # «Начать» has the focus
+        await pilot.pause(0.2)
+
+    chosen = run_setup(settings, tmp_path, steps)
+    assert chosen[0]["input"] == "voice" and chosen[0]["voice_pack"] == "mine"
+    assert chosen[0]["voice"] == "zle/ru"  # not turned into "auto" by the switch
+    assert chosen[0]["knock_volume"] == 0.1  # not given: the remembered one
+
+
+def test_a_plain_play_shows_what_it_takes_from_memory(tmp_path: Path) -> None:
+    save(last_path("onenight", tmp_path), {"game": "onenight", "options": {"discussion_s": 15}})
+    settings = play_settings(_parser().parse_args(["play", "onenight", "--discussion", "90"]))
+    values = initial_values(settings, tmp_path)
+    assert values["options"]["discussion_s"] == 90  # the command line wins
+    assert "options" not in values.remembered
+
+
+def test_the_rules_page_opens_with_slash_and_scrolls_with_8_and_2(tmp_path: Path) -> None:
+    pages: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        await pilot.press("slash")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, RulesScreen)
+        pages.append("\n".join(screen_rows(app)))
+        for _ in range(30):
+            await pilot.press("2")
+        await pilot.pause(0.2)
+        pages.append("\n".join(screen_rows(app)))
+        await pilot.press("slash")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, SetupScreen)
+
+    run_setup(TableSettings(game="halloween"), tmp_path, steps)
+    catalog = load_catalog("ru")
+    first_line = catalog.text("setup.halloween.about.summary").strip().splitlines()[0]
+    assert first_line in pages[0]
+    assert catalog.text("setup.about_close") in pages[1], "the end of the page was not reached"
+
+
+def test_the_players_field_is_never_empty_and_the_composition_names_the_centre(
+    tmp_path: Path,
+) -> None:
+    rows: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        rows.extend(screen_rows(app))
+
+    run_setup(TableSettings(game="onenight"), tmp_path, steps, size=(120, 40))
+    text = "\n".join(rows)
+    assert "Карты на 5 игроков и 3 в центре:" in text
+    assert "Игра займёт примерно" in text
+
+
+def test_choosing_english_shows_the_screen_in_english(tmp_path: Path) -> None:
+    rows: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        screen = setup_of(app)
+        screen.query_one("#lang", Select).value = "en"
+        await pilot.pause(0.4)
+        rows.extend(screen_rows(app))
+        setup_of(app).query_one("#voice", Switch).focus()
+        await pilot.press("enter")  # a switch flips with Enter
+        await pilot.pause(0.1)
+        setup_of(app).query_one("#start").focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+
+    chosen = run_setup(TableSettings(game="sport_mafia"), tmp_path, steps)
+    assert "House rules: Sport mafia" in "\n".join(rows) or "Set-up" in "\n".join(rows)
+    assert chosen[0]["lang"] == "en" and chosen[0]["voice"] is None
+
+
+def test_speech_volume_is_a_setting_and_is_checked(tmp_path: Path) -> None:
+    problems: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        screen = setup_of(app)
+        screen.query_one("#speech_volume", Input).value = "1.5"
+        await pilot.pause(0.2)
+        problems.append(str(screen.query_one("#problem").render()))
+        screen.query_one("#speech_volume", Input).value = "0.5"
+        await pilot.pause(0.2)
+        screen.query_one("#start").focus()
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+
+    chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
+    assert "0–1" in problems[0]
+    assert chosen[0]["speech_volume"] == 0.5

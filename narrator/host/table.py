@@ -310,8 +310,8 @@ class TableDriver(Driver):
         if answer is None:
             entry.reason = self._reason
             return False
-        entry.interrupted = answer
-        self.screen.line(f"{text} — {self.t('screen.accepted')}")
+        entry.interrupted = answer  # in words («игрок 8 взрывается»), not the answer text «8 2»
+        self.screen.line(f"{codec.shown(answer, self.t)} — {self.t('screen.accepted')}")
         return True
 
     def _enter(self, entry: Entry) -> Answer | None:

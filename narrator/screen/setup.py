@@ -8,6 +8,7 @@ folder).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import typing
@@ -17,6 +18,7 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
@@ -413,7 +415,20 @@ class SetupScreen(Screen[dict[str, Any]]):
         roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in cards.counts.items() if n)
         key = "setup.composition_center" if cards.center else "setup.composition"
         composition.update(self.t(key, players=count, roles=roles, center=cards.center))
-        length.update(self._length(values, count))
+        # Up to ~0.2 s of simulated games: off the screen's thread, the newest wins.
+        self.run_worker(
+            lambda: self._show_length(values, count), thread=True, exclusive=True, group="length"
+        )
+
+    def _show_length(self, values: dict[str, Any], players: int) -> None:
+        text = self._length(values, players)
+
+        def show() -> None:
+            with contextlib.suppress(NoMatches):  # the screen is being rebuilt
+                self.query_one("#length", Static).update(text)
+
+        with contextlib.suppress(RuntimeError):  # the screen closed meanwhile
+            self.app.call_from_thread(show)
 
     def _length(self, values: dict[str, Any], players: int) -> str:
         from narrator.estimate import expected_length

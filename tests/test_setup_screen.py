@@ -18,7 +18,7 @@ from narrator.cli import _parser, play_settings
 from narrator.rules.registry import get_variant
 from narrator.screen.setup import RulesScreen, SetupScreen, initial_values, last_path, save
 from narrator.voice.catalog import load_catalog
-from tests.test_tui import screen_rows
+from tests.test_tui import screen_rows, until
 
 GAMES = ("onenight", "halloween", "sport_mafia", "alliance")
 Steps = Callable[[Any, App[None]], Awaitable[None]]
@@ -39,11 +39,20 @@ def run_setup(
     async def main() -> None:
         app = Host()
         async with app.run_test(size=size) as pilot:
-            await pilot.pause(0.3)
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen) and started(app))
             await steps(pilot, app)
+            await pilot.pause()  # a focus() is carried out after the call
+            if isinstance(app.screen, SetupScreen) and started(app):
+                await pilot.press("enter")  # «Начать»
+            await until(pilot, lambda: bool(chosen))
 
     asyncio.run(main())
     return chosen
+
+
+def started(app: App[None]) -> bool:
+    """The screen is up (again) with «Начать» in focus."""
+    return getattr(app.focused, "id", None) == "start"
 
 
 def setup_of(app: App[None]) -> SetupScreen:
@@ -64,7 +73,8 @@ def test_every_house_rule_is_reached_with_plus_at_80x24_in_russian(
         start = app.focused
         for _ in range(200):
             await pilot.press("plus")
-            await pilot.pause(0.05)
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
             seen.append("\n".join(screen_rows(app)))
             if app.focused is start:
                 return
@@ -91,13 +101,10 @@ def test_remembered_settings_are_shown_and_defaults_bring_back_the_defaults(
         rows.extend(screen_rows(app))
         setup_of(app).query_one("#defaults").focus()
         await pilot.press("enter")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: started(app))  # rebuilt, «Начать» in focus again
         screen = setup_of(app)
         assert float(screen.query_one("#opt-discussion_s", Input).value) == 300
         assert screen.query_one("#remembered").render().plain == ""  # type: ignore[attr-defined]
-        screen.query_one("#start").focus()
-        await pilot.press("enter")
-        await pilot.pause(0.2)
 
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
     text = " ".join(row.strip() for row in rows)  # the notice may wrap
@@ -116,8 +123,7 @@ def test_the_command_line_wins_over_remembered_settings_and_the_screen_keeps_it(
     settings = play_settings(_parser().parse_args(args))
 
     async def steps(pilot: Any, app: App[None]) -> None:
-        await pilot.press("enter")  # «Начать» has the focus
-        await pilot.pause(0.2)
+        pass  # «Начать» as it is
 
     chosen = run_setup(settings, tmp_path, steps)
     assert chosen[0]["input"] == "voice" and chosen[0]["voice_pack"] == "mine"
@@ -138,16 +144,14 @@ def test_the_rules_page_opens_with_slash_and_scrolls_with_8_and_2(tmp_path: Path
 
     async def steps(pilot: Any, app: App[None]) -> None:
         await pilot.press("slash")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, RulesScreen)
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
         pages.append("\n".join(screen_rows(app)))
         for _ in range(30):
             await pilot.press("2")
-        await pilot.pause(0.2)
+        await pilot.pause()
         pages.append("\n".join(screen_rows(app)))
         await pilot.press("slash")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, SetupScreen)
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
 
     run_setup(TableSettings(game="halloween"), tmp_path, steps)
     catalog = load_catalog("ru")
@@ -174,19 +178,18 @@ def test_choosing_english_shows_the_screen_in_english(tmp_path: Path) -> None:
     rows: list[str] = []
 
     async def steps(pilot: Any, app: App[None]) -> None:
-        screen = setup_of(app)
-        screen.query_one("#lang", Select).value = "en"
-        await pilot.pause(0.4)
+        setup_of(app).query_one("#lang", Select).value = "en"
+        await until(pilot, lambda: "Set-up" in screen_rows(app)[0])
+        await until(pilot, lambda: setup_of(app).query_one("#lang", Select).value == "en")
         rows.extend(screen_rows(app))
-        setup_of(app).query_one("#voice", Switch).focus()
+        switch = setup_of(app).query_one("#voice", Switch)
+        switch.focus()
         await pilot.press("enter")  # a switch flips with Enter
-        await pilot.pause(0.1)
+        await until(pilot, lambda: not switch.value)
         setup_of(app).query_one("#start").focus()
-        await pilot.press("enter")
-        await pilot.pause(0.2)
 
     chosen = run_setup(TableSettings(game="sport_mafia"), tmp_path, steps)
-    assert "House rules: Sport mafia" in "\n".join(rows) or "Set-up" in "\n".join(rows)
+    assert "Start" in "\n".join(rows) and "Начать" not in "\n".join(rows)
     assert chosen[0]["lang"] == "en" and chosen[0]["voice"] is None
 
 
@@ -195,14 +198,13 @@ def test_speech_volume_is_a_setting_and_is_checked(tmp_path: Path) -> None:
 
     async def steps(pilot: Any, app: App[None]) -> None:
         screen = setup_of(app)
+        problem = screen.query_one("#problem")
         screen.query_one("#speech_volume", Input).value = "1.5"
-        await pilot.pause(0.2)
-        problems.append(str(screen.query_one("#problem").render()))
+        await until(pilot, lambda: "0–1" in str(problem.render()))
+        problems.append(str(problem.render()))
         screen.query_one("#speech_volume", Input).value = "0.5"
-        await pilot.pause(0.2)
+        await until(pilot, lambda: str(problem.render()) == "")
         screen.query_one("#start").focus()
-        await pilot.press("enter")
-        await pilot.pause(0.2)
 
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
     assert "0–1" in problems[0]

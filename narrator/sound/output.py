@@ -14,6 +14,8 @@ still moves it, and a loop "sleep until end" always ends.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import math
 import sys
@@ -181,6 +183,30 @@ def output_problem() -> str | None:
     return None
 
 
+_ALSA_HANDLER: Any = None  # kept alive while libasound may call it
+
+
+def quiet_alsa() -> None:
+    """Keep libasound's messages («underrun occurred») off the terminal.
+
+    ALSA writes them straight to file descriptor 2, which is the full-screen table's
+    own output: a message would be drawn across the page. Underruns are counted by
+    the output itself (``underruns``); nothing is lost by not printing them.
+    """
+    global _ALSA_HANDLER
+    if _ALSA_HANDLER is not None or not sys.platform.startswith("linux"):
+        return
+    try:
+        alsa = ctypes.CDLL(ctypes.util.find_library("asound") or "libasound.so.2")
+    except OSError:
+        return  # no ALSA: nothing to quiet
+    handler_type = ctypes.CFUNCTYPE(
+        None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p
+    )
+    _ALSA_HANDLER = handler_type(lambda *_: None)
+    alsa.snd_lib_error_set_handler(_ALSA_HANDLER)
+
+
 class DeviceOutput:
     """The default sound card, fed from the mixer through a ring buffer."""
 
@@ -202,6 +228,7 @@ class DeviceOutput:
         problem = output_problem()
         if problem is not None:
             raise ConfigError(f"{problem}: use --output {default_name('FILE')} to render to a file")
+        quiet_alsa()
         self._running = True
         self._fill()
         self._thread = threading.Thread(target=self._produce, name="mixer", daemon=True)

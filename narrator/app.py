@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import random
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -31,12 +32,14 @@ import numpy as np
 
 from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence, SpeechSource
 from narrator.host.demo import DemoKeys
-from narrator.host.journal import Journal, default_record_dir
-from narrator.host.table import GameStopped, TableDriver
+from narrator.host.journal import Journal, default_record_dir, read_journal
+from narrator.host.outage import SoundWatch
+from narrator.host.table import GameStopped, Rewind, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
 from narrator.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, Switches, shuffled_deal
+from narrator.resume import Done, Unfinished, unfinished
+from narrator.rules.core import Deal, Say, Switches, phase_kind, phase_number, shuffled_deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.sound.mixer import Mixer, MixSettings
@@ -49,6 +52,8 @@ from narrator.sound.output import (
     output_problem,
 )
 from narrator.voice.catalog import Catalog, load_catalog
+
+_LOGGER = logging.getLogger(__name__)
 
 DEMO_SECONDS = 3.0  # every window, speech and timer of a demo game, unless given
 TAIL_S = 2.0  # let the last line, the fade and the chime ring out
@@ -127,7 +132,9 @@ class TableSettings:
     asr_model: Path | None = None  # a Vosk model folder; default: the language's in models/
     input_device: str | None = None  # the microphone; default: the system's default input
     push_to_talk: bool = False
-    given: frozenset[str] = frozenset()  # fields set on the command line: over remembered ones
+    # The fields typed on the command line (they win over remembered ones); None for
+    # settings made in code, where every field that differs from its default counts.
+    given: frozenset[str] | None = None
 
 
 @dataclass
@@ -138,6 +145,8 @@ class Prepared:
     catalog: Catalog
     seed: int
     players: int
+    replay: tuple[Done, ...] = ()  # a resumed game: the steps played before it stopped
+    resumed_from: Path | None = None  # ... and the record it continues
 
 
 def prepare(settings: TableSettings) -> Prepared:
@@ -184,12 +193,20 @@ def speech_source(
     settings: TableSettings,
     game: str,
     progress: Callable[[int, int], None] | None = _progress,
+    fallbacks: list[str] | None = None,
 ) -> PackOrTTS:
-    """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack."""
-    from narrator.voice.tts import SpeechCache, lines_to_render
+    """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack.
+
+    A voice that does not exist gives the best other voice of the language, a voice
+    pack that cannot be used gives the system voice: the line to say about it (a
+    ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
+    """
+    from narrator.voice.tts import SpeechCache, is_named, lines_to_render
 
     voice = None if settings.voice in {None, "auto"} else settings.voice
     cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
+    if voice is not None and not is_named(cache.voice, voice) and fallbacks is not None:
+        fallbacks.append("notice.voice_missing")
     missing = cache.missing(lines_to_render(settings.lang, game))
     if missing:
         cache.build(missing, progress or (lambda done, total: None))
@@ -197,7 +214,13 @@ def speech_source(
         return PackOrTTS(cache.clip)
     from narrator.voice.packs import VoicePack
 
-    pack = VoicePack.load(settings.voice_pack, lang=settings.lang)
+    try:
+        pack = VoicePack.load(settings.voice_pack, lang=settings.lang)
+    except ConfigError as error:
+        _LOGGER.warning("%s; the system voice speaks instead", error)
+        if fallbacks is not None:
+            fallbacks.append("notice.pack_missing")
+        return PackOrTTS(cache.clip)
     return PackOrTTS(cache.clip, pack.clip)
 
 
@@ -251,7 +274,7 @@ def _recorded_game(
     variant = prepared.variant
     folder = settings.record_dir or default_record_dir()
     try:
-        journal = Journal(folder, variant.name)
+        journal = Journal(folder, variant.name, clock=ports.clock.now)
     except OSError as error:
         raise ConfigError(f"cannot write a game record in {folder}: {error.strerror}") from None
     record = GameRecord(journal.append, ports.clock.now, on_lost=_record_lost(journal.path))
@@ -262,31 +285,83 @@ def _recorded_game(
         players=prepared.players,
         options=prepared.switches.model_dump(),
         deal={"seats": list(prepared.deal.seats), "center": list(prepared.deal.center)},
+        **({"resumed_from": prepared.resumed_from.name} if prepared.resumed_from else {}),
     )
-    driver = TableDriver(
-        prepared.catalog,
-        record,
-        voice=ports.voice,
-        screen=terminal,
-        keys=ports.keys,
-        clock=ports.clock,
-        answer_s=settings.answer_s,
-        sound=ports.sound,
-    )
+    table = RewindingTable(settings, prepared, record, terminal, ports)
     code = 0
     try:
-        driver.run(variant.new_game(prepared.deal, prepared.switches, rules_rng(prepared.seed)))
+        table.play()
     except (GameStopped, KeyboardInterrupt, Terminated) as stop:
         code = 128 + stop.signum if isinstance(stop, Terminated) else 130
-        record.add("aborted", phase=driver.phase)
+        record.add("aborted", phase=table.driver.phase)
         terminal.line(prepared.catalog.text("screen.quit"))
     except Exception as error:
-        record.add("crashed", phase=driver.phase, error=repr(error))
+        record.add("crashed", phase=table.driver.phase, error=repr(error))
         close_journal(journal, record)
+        _retire_continued(prepared, record)
         raise
     close_journal(journal, record)
+    _retire_continued(prepared, record)
     terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
     return code, record, journal
+
+
+def _retire_continued(prepared: Prepared, record: GameRecord) -> None:
+    """A resumed game that got past its replay holds everything: the old record goes."""
+    old = prepared.resumed_from
+    if old is None or record.lost is not None:
+        return
+    if any(event["event"] == "resumed" for event in record.events):
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+class RewindingTable:
+    """The table of one game; an answer taken back plays the game again up to its question.
+
+    The same deal, seed and answers replay silently (narrator.resume); the record
+    keeps the answer taken back, an ``undo`` event, and then what follows.
+    """
+
+    def __init__(
+        self,
+        settings: TableSettings,
+        prepared: Prepared,
+        record: GameRecord,
+        terminal: Screen,
+        ports: TablePorts,
+    ) -> None:
+        self.settings, self.prepared, self.record = settings, prepared, record
+        self.terminal, self.ports = terminal, ports
+        self.driver = self._driver(prepared.replay, record_replay=True)
+
+    def _driver(self, replay: Sequence[Done], record_replay: bool) -> TableDriver:
+        return TableDriver(
+            self.prepared.catalog,
+            self.record,
+            voice=self.ports.voice,
+            screen=self.terminal,
+            keys=self.ports.keys,
+            clock=self.ports.clock,
+            answer_s=self.settings.answer_s,
+            sound=self.ports.sound,
+            replay=replay,
+            record_replay=record_replay,
+        )
+
+    def play(self) -> None:
+        prepared = self.prepared
+        while True:
+            game = prepared.variant.new_game(
+                prepared.deal, prepared.switches, rules_rng(prepared.seed)
+            )
+            try:
+                self.driver.run(game)
+                return
+            except Rewind as back:
+                self.record.add("undo", keep=back.keep, id=back.taken.id, phase=back.taken.phase)
+                self.driver.carry_out(Say("screen.undone", {"answer": back.words}))
+                self.driver = self._driver(self.driver.done[: back.keep], record_replay=False)
 
 
 def _record_lost(path: Path) -> Callable[[OSError], None]:
@@ -302,20 +377,19 @@ def _record_lost(path: Path) -> Callable[[OSError], None]:
 
 
 def close_journal(journal: Journal, record: GameRecord) -> None:
-    """Close the journal; after a failed write, cut off the half line it may end with."""
+    """Close the sealed journal; a game that has ended is written out plain for the group.
+
+    A stopped or crashed game stays sealed (narrator.host.journal), for ``resume``.
+    """
     try:
         journal.close()
-    except OSError as error:  # what a failed write left in the buffer fails again
+    except OSError as error:  # the writer stopped (a full disk) and no event told it yet
         record.lose(error)
-    if record.lost is None:
-        return
-    try:
-        data = journal.path.read_bytes()
-        whole = data.rfind(b"\n") + 1
-        if whole < len(data):
-            os.truncate(journal.path, whole)
-    except OSError:
-        pass  # the record on disk stays as it is; the warning has been given
+    if any(event["event"] == "end" for event in record.events):
+        try:
+            journal.finish(record.events)
+        except OSError as error:
+            record.lose(error)
 
 
 def voice_input(
@@ -324,16 +398,19 @@ def voice_input(
     """With ``--input voice``: spoken day answers beside the keypad, and how to stop listening."""
     if settings.input != "voice" or settings.demo:
         return keys, voice, sound, lambda: None
-    from narrator.listen.keys import open_voice_keys
+    from narrator.listen.keys import voice_keys_or_keypad
 
-    listening = open_voice_keys(
+    listening = voice_keys_or_keypad(
         keys,
         settings.lang,
         settings.asr_model,
         settings.input_device,
         screen,
+        voice,
         push_to_talk=settings.push_to_talk,
     )
+    if listening is None:  # no model, no microphone: the keypad alone, said once
+        return keys, voice, sound, lambda: None
     listening.start()
     return listening, listening.watch_voice(voice), listening.watch_sound(sound), listening.close
 
@@ -346,6 +423,7 @@ class Speaking:
     sound: Sound
     output: DeviceOutput | FileOutput | None = None
     mixer: Mixer | None = None
+    watch: SoundWatch | None = None  # pauses the game while the sound device is away
 
     def stop(self, clock: Clock) -> None:
         if self.output is not None:
@@ -360,22 +438,38 @@ def speaking(
     clock: Clock,
     progress: Callable[[int, int], None] | None = _progress,
 ) -> Speaking:
-    """Printed lines only, or speech and knocks through the sound card (or a WAV file)."""
+    """Printed lines only, or speech and knocks through the sound card (or a WAV file).
+
+    No voice to speak with gives printed lines; a missing voice or voice pack, the
+    next best (``speech_source``); either is said once before the game.
+    """
     if settings.voice is None:
         return Speaking(PrintVoice(screen), Silence())
-    source = speech_source(settings, prepared.variant.name, progress)
+    fallbacks: list[str] = []
+    try:
+        source = speech_source(settings, prepared.variant.name, progress, fallbacks)
+    except ConfigError as error:
+        _LOGGER.warning("no speech: %s", error)
+        printed = PrintVoice(screen)
+        printed.say("", prepared.catalog.text("screen.speech_off", {"reason": error}))
+        return Speaking(printed, Silence())
     mixer = _mixer(settings, prepared.seed)
     output: DeviceOutput | FileOutput
+    watch: SoundWatch | None = None
     problem = output_problem()
     if problem is None:
         output = DeviceOutput(mixer)
+        watch = SoundWatch(output, screen, prepared.catalog, clock)
     else:
         path = settings.output or default_demo_path(prepared.variant.name)
         screen.line(f"narrator: {problem}: the narration goes to {path}")
         output = FileOutput(mixer, path)
     output.start()
-    voice = AudioVoice(source, mixer, output.playback, clock, False, screen)
-    return Speaking(voice, NightSound(mixer, settings.ticks), output, mixer)
+    hold = watch.hold if watch is not None else None
+    voice = AudioVoice(source, mixer, output.playback, clock, False, screen, hold=hold)
+    for key in fallbacks:
+        voice.say(key, prepared.catalog.text(key))
+    return Speaking(voice, NightSound(mixer, settings.ticks), output, mixer, watch)
 
 
 def check_record_dir(settings: TableSettings) -> None:
@@ -389,9 +483,9 @@ def check_record_dir(settings: TableSettings) -> None:
         raise ConfigError(f"cannot write game records in {folder}")
 
 
-def play_at_table(settings: TableSettings) -> int:
+def play_at_table(settings: TableSettings, prepared: Prepared | None = None) -> int:
     """A game at the table: the full screen, or the text host (and demo players)."""
-    prepared = prepare(settings)
+    prepared = prepared or prepare(settings)
     check_record_dir(settings)
     if not (settings.text or settings.demo):
         return play_full_screen(settings, prepared)
@@ -405,6 +499,105 @@ def play_at_table(settings: TableSettings) -> int:
     return code
 
 
+def unfinished_games(folder: Path) -> list[Unfinished]:
+    """The games in ``folder`` that did not reach their end, newest first."""
+    from narrator.host.journal import unfinished_records
+
+    games = []
+    for path in unfinished_records(folder) if folder.is_dir() else []:
+        try:
+            found = unfinished(path, read_journal(path))
+        except (OSError, ValueError, ConfigError):
+            continue  # not a record of this program (or unreadable): not offered
+        if found is not None:
+            games.append(found)
+    return games
+
+
+def prepare_resumed(game: Unfinished) -> Prepared:
+    """The same game again: its deal, seed and rules from the record, its steps to replay."""
+    variant = get_variant(game.game)
+    options = game.start.get("options")
+    switches = make_switches(variant, dict(options) if isinstance(options, dict) else {})
+    deal_data = game.start["deal"]
+    deal = Deal(tuple(deal_data["seats"]), tuple(deal_data.get("center", ())))
+    variant.validate_deal(deal, switches)
+    seed = game.start.get("seed")
+    if not isinstance(seed, int):
+        raise ConfigError(f"{game.path.name}: the record has no seed")
+    return Prepared(
+        variant,
+        switches,
+        deal,
+        load_catalog(game.lang),
+        seed,
+        deal.players,
+        replay=tuple(game.steps),
+        resumed_from=game.path,
+    )
+
+
+def chosen_game(
+    setup: dict[str, Any] | None, settings: TableSettings, prepared: Prepared
+) -> tuple[TableSettings, Prepared]:
+    """The game the set-up screen chose: new with its values, or a stopped one continued."""
+    values = dict(setup or {})
+    resume = values.pop("resume", None)
+    chosen = replace(settings, **values)
+    if resume is not None:
+        ready = _resumed_from(Path(resume), chosen)
+        chosen = replace(chosen, game=ready.variant.name, players=ready.players)
+        chosen.lang = ready.catalog.lang
+        return chosen, ready
+    return chosen, prepare(chosen) if setup else prepared
+
+
+def _resumed_from(path: Path, settings: TableSettings) -> Prepared:
+    folder = settings.record_dir or default_record_dir()
+    for game in unfinished_games(folder):
+        if game.path == path:
+            return prepare_resumed(game)
+    raise ConfigError(f"{path.name}: no longer an unfinished game")
+
+
+def describe_unfinished(game: Unfinished, catalog: Catalog) -> str:
+    """One line of ``narrator resume --list``: when, which game, how many, where it stopped."""
+    day, hour = game.started[:8], game.started[9:13]  # YYYYMMDD, HHMM
+    when = f"{day[6:8]}.{day[4:6]}.{day[:4]} {hour[:2]}:{hour[2:]}"
+    phase = _phase_in_words(game.phase, catalog)
+    title = catalog.lines.get(f"setup.game_title.{game.game}", game.game)
+    players = catalog.text("resume.players", {"players": game.players})
+    lost = f" ({catalog.text('resume.lost')})" if game.lost else ""
+    return f"{when}  {title}  {players}  {phase}{lost}"
+
+
+def _phase_in_words(phase: str, catalog: Catalog) -> str:
+    number, kind = phase_number(phase), phase_kind(phase)
+    if number is None or kind == "other":
+        return catalog.text("resume.deal")
+    return catalog.text(f"screen.{kind}", {"number": number})
+
+
+def resume_at_table(settings: TableSettings, choice: int | None, listing: bool) -> int:
+    """``narrator resume``: list the unfinished games, or continue one (the newest by default)."""
+    folder = settings.record_dir or default_record_dir()
+    games = unfinished_games(folder)
+    catalog = load_catalog(settings.lang)
+    if listing or not games:
+        if not games:
+            print(catalog.text("resume.none", {"folder": folder}))
+        for number, game in enumerate(games, start=1):
+            print(f"{number}  {describe_unfinished(game, catalog)}")
+        return 0
+    if choice is not None and not 1 <= choice <= len(games):
+        raise ConfigError(f"resume {choice}: there are {len(games)} unfinished games (see --list)")
+    game = games[(choice or 1) - 1]
+    prepared = prepare_resumed(game)
+    print(catalog.text("resume.going_on", {"game": describe_unfinished(game, prepared.catalog)}))
+    resumed = replace(settings, game=game.game, lang=game.lang, players=game.players)
+    return play_at_table(resumed, prepared)
+
+
 def _spoken_game(
     settings: TableSettings,
     prepared: Prepared,
@@ -413,16 +606,24 @@ def _spoken_game(
     spoken: Speaking,
     clock: Clock,
 ) -> int:
-    """One game with the voice and the night's sound of ``spoken``, stopped afterwards."""
+    """One game with the voice and the night's sound of ``spoken``, stopped afterwards.
+
+    While its sound device is away the game waits, its clock standing still
+    (``narrator.host.outage``); the keypad chooses silence there.
+    """
+    game_keys, game_clock = keys, clock
+    if spoken.watch is not None:
+        game_keys = spoken.watch.guard(keys, keypad=not settings.demo)
+        game_clock = spoken.watch.clock
     try:
         code, _, _ = _run_game(
             settings,
             prepared,
             screen,
-            keys=keys,
+            keys=game_keys,
             voice=spoken.voice,
             sound=spoken.sound,
-            clock=clock,
+            clock=game_clock,
         )
     finally:
         spoken.stop(clock)
@@ -438,8 +639,7 @@ def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
     state: dict[str, Speaking] = {}
 
     def game(app: TableApp) -> int:
-        chosen = replace(settings, **(app.setup or {}))
-        ready = prepare(chosen) if app.setup else prepared
+        chosen, ready = chosen_game(app.setup, settings, prepared)
         screen = TuiScreen(app)
         screen.said(ready.catalog.text("tui.preparing"))
         spoken = speaking(chosen, ready, screen, clock, progress=None)
@@ -553,13 +753,20 @@ def _demo_game(
     voice: AudioVoice,
     mixer: Mixer,
     clock: Clock,
+    watch: SoundWatch | None = None,
 ) -> tuple[int, GameRecord]:
-    """One game answered by the demo players, speaking through ``voice`` over ``mixer``."""
+    """One game answered by the demo players, speaking through ``voice`` over ``mixer``.
+
+    With ``watch`` (a sound card) the game waits while the card is away.
+    """
+    keys: Keys = demo_keys(prepared.seed, clock)
+    if watch is not None:
+        keys = watch.guard(keys, keypad=False)
     code, record, _ = _run_game(
         settings,
         prepared,
         screen,
-        keys=demo_keys(prepared.seed, clock),
+        keys=keys,
         voice=voice,
         sound=NightSound(mixer, settings.ticks),
         clock=clock,
@@ -587,9 +794,12 @@ def demo(settings: TableSettings) -> int:
             device = DeviceOutput(mixer)
             device.start()
             real = RealClock()
-            voice = AudioVoice(source, mixer, device.playback, real, False, terminal)
+            watch = SoundWatch(device, terminal, prepared.catalog, real)
+            voice = AudioVoice(
+                source, mixer, device.playback, real, False, terminal, hold=watch.hold
+            )
             try:
-                code, _ = _demo_game(settings, prepared, terminal, voice, mixer, real)
+                code, _ = _demo_game(settings, prepared, terminal, voice, mixer, watch.clock, watch)
             finally:
                 real.sleep(TAIL_S)
                 device.stop()

@@ -122,6 +122,24 @@ def _parser() -> argparse.ArgumentParser:
     _sound_options(play)
     _listen_options(play)
 
+    resume = commands.add_parser(
+        "resume", help="continue a stopped or crashed game where it stopped (--list shows them)"
+    )
+    resume.add_argument(
+        "number", nargs="?", type=int, default=None, help="which one of --list (default: 1)"
+    )
+    resume.add_argument("--list", action="store_true", help="list the unfinished games")
+    resume.add_argument("--lang", default=None, choices=["ru", "en"], help="language of the list")
+    resume.add_argument("--record-dir", type=_path, default=None, help="where game records are")
+    resume.add_argument("--text", action="store_true", help="the plain terminal host")
+    resume.add_argument("--silent", action="store_true", help="do not speak")
+    resume.add_argument("--demo", action="store_true", help="random answers from here on")
+    resume.add_argument(
+        "--answer-time", type=_seconds, default=None, help="time for each day answer, s"
+    )
+    _sound_options(resume)
+    _listen_options(resume)
+
     demo = commands.add_parser(
         "demo", help="a narrated game answered by random players, to the speakers or a file"
     )
@@ -340,6 +358,16 @@ def given_on_command_line(args: argparse.Namespace) -> frozenset[str]:
     return frozenset(given)
 
 
+def _resume(args: argparse.Namespace) -> int:
+    from narrator.app import resume_at_table
+
+    args.game, args.players, args.seed, args.option = "onenight", None, None, []
+    args.window = args.discussion = None
+    settings = play_settings(args)  # the game, its rules and its deal come from the record
+    code: int = resume_at_table(settings, args.number, args.list)
+    return code
+
+
 def _demo(args: argparse.Namespace) -> int:
     from narrator.app import demo
 
@@ -372,6 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command in {"models", "mic-test"}:
             return _listen(args)
+        if args.command == "resume":
+            return _resume(args)
         return _play(args)
     except NarratorError as error:
         print(one_line(f"narrator: {error}"), file=sys.stderr)

@@ -16,6 +16,7 @@ from narrator.rules.core import Prompt, PublicView
 ENTER = "\n"
 BACKSPACE = "\x7f"
 INTERRUPT = "\x03"
+UNDO = "\x15"  # take back the last public answer (the keypad: / then 3)
 
 
 class Clock(Protocol):

@@ -1,8 +1,9 @@
 """The game record: every prompt, answer and event, in order, as JSON-able dicts.
 
 Both drivers feed one: the scenario runner turns it into the result of
-SCENARIOS.md, the table host appends each event to the journal file the moment
-it happens (a crash loses nothing that was answered). When the file cannot be
+SCENARIOS.md, the table host hands each event to the journal the moment it
+happens (sealed on disk within half a second, narrator.host.journal: a crash
+loses at most that much). When the file cannot be
 written any more (the disk is full, the folder is gone), the game goes on: the
 record says so once, stops writing and keeps every event in memory.
 """

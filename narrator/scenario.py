@@ -250,19 +250,21 @@ class ScenarioDriver(Driver):
         return accepted
 
     def _interrupt(self, prompt: Prompt) -> Answer | None:
-        """The next unused attempt, if it is meant for this moment (else it waits)."""
-        attempts = self._unused(prompt.id)
-        if not attempts:
-            return None
-        try:
-            prompt.accept(attempts[0])
-        except NotNow:
-            return None
-        except NarratorError:
-            pass  # a wrong attempt is rejected below, at the first moment it could apply
-        self._used[prompt.id] = self._used.get(prompt.id, 0) + 1
-        answer = self.attempt(prompt, attempts[0], answered=False)
-        return answer if answer is not None else self._interrupt(prompt)
+        """The unused attempts in order, up to the first accepted one; an attempt meant
+        for a later moment stops the walk and waits. A loop, not a recursion: a file may
+        hold tens of thousands of wrong attempts."""
+        for text in self._unused(prompt.id):
+            try:
+                prompt.accept(text)
+            except NotNow:
+                return None
+            except NarratorError:
+                pass  # a wrong attempt is rejected below, at the first moment it could apply
+            self._used[prompt.id] = self._used.get(prompt.id, 0) + 1
+            answer = self.attempt(prompt, text, answered=False)
+            if answer is not None:
+                return answer
+        return None
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         self._line(f"  {prompt.id} ← {text!r}: rejected ({error})")

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import signal
 import subprocess
@@ -200,6 +201,11 @@ def mutate_data(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             data[rng.choice(["foo", "Game", "deal ", "answer"])] = 1
         elif pick == 12:
             answers[_prompt_id(rng)] = [_answer(rng) for _ in range(rng.randrange(50, 400))]
+        elif pick == 13 and answers and rng.random() < 0.3:
+            # tens of thousands of attempts at a prompt the game asks (an interrupt once
+            # recursed once per rejected attempt)
+            key = rng.choice(list(answers))
+            answers[key] = [rng.choice(["x", "0", "1 1", "99"])] * rng.choice([1000, 30_000])
         else:
             for seat in range(1, rng.randrange(2, 30)):
                 deal[str(seat)] = rng.choice(ROLES)
@@ -364,6 +370,181 @@ def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
     return argv
 
 
+# --- every subcommand and option -------------------------------------------------------------
+
+INTS = ["3", "5", "7", "10", "12", "1", "42"]
+BAD_INTS = [
+    *WEIRD_NUMBERS, "99999999999999999999999", "-99999999999999999999", "1e3", "+5", " 5", "5 ",
+    "٣", "x", "--5", "0b1", "4294967296", "9" * 4000,
+]  # fmt: skip
+FLOATS = ["0.5", "1", "2.5", "0", "0.35", "10"]
+BAD_FLOATS = [*WEIRD_NUMBERS, "0x1p3", "1e-400", "-1e309", "1.5.2", "½", "3,5", "+inf"]
+TEXTS = [
+    "", " ", "-", "--", "-x", "=", "x=y", "\x00", "a\x00b", "\x1b[2J", "\u202e", "🔊", "默认",
+    "x" * 10_000, "..", "../../etc", "/", "default", "auto", "0", "-1", "nan", "\n", "ко",
+]  # fmt: skip
+LANGS = ["ru", "en"]
+BAD_LANGS = ["de", "", "RU", "ru ", " en", "ко", "ru,en", "\x00", "x" * 300]
+SUBCOMMANDS = [
+    "play", "resume", "demo", "voices", "voice build", "voice record", "scenario run", "games",
+    "models download", "models list", "mic-test",
+]  # fmt: skip
+# The options of each subcommand (narrator/cli.py) and the kind of value each takes.
+OPTIONS: dict[str, dict[str, str]] = {
+    "table": {
+        "--players": "int", "--lang": "lang", "--seed": "int", "--window": "float",
+        "--discussion": "float", "--answer-time": "float", "--record-dir": "folder",
+        "--input": "input", "--asr-model": "folder", "--input-device": "text",
+        "--push-to-talk": "flag", "--demo": "flag", "-o": "option",
+    },
+    "resume": {
+        "--list": "flag", "--lang": "lang", "--record-dir": "folder", "--answer-time": "float",
+        "--input": "input", "--asr-model": "folder", "--input-device": "text",
+        "--push-to-talk": "flag",
+    },
+    "sound": {
+        "--voice": "text", "--rate": "rate", "--voice-pack": "text", "--no-knocks": "flag",
+        "--knock-volume": "float", "--speech-volume": "float", "--knock-density": "float",
+        "--ticks": "flag",
+    },
+    "demo": {
+        "--players": "int", "--lang": "lang", "--seed": "int", "--output": "output",
+        "--record-dir": "folder", "-o": "option",
+    },
+    "voice build": {"--lang": "lang", "--variant": "game", "--voice": "text", "--rate": "rate"},
+    "voice record": {"--lang": "lang", "--pack": "text", "--variant": "game"},
+    "scenario run": {"--text": "flag"},
+    "models download": {"--dir": "folder", "--url": "url"},
+    "models list": {"--dir": "folder"},
+    "mic-test": {
+        "--lang": "lang", "--asr-model": "folder", "--input-device": "text", "--seconds": "float",
+    },
+}  # fmt: skip
+
+
+def bad_paths(folder: Path) -> list[str]:
+    """Paths that are wrong as a file or a folder: missing, the other kind, a device, a
+    file system that refuses writes, a name that is not UTF-8, too long, a loop."""
+    plain = folder / "plain.txt"
+    if not plain.exists():
+        plain.write_text("x\n", encoding="utf-8")
+    loop = folder / "loop"
+    if not loop.is_symlink():
+        loop.symlink_to(loop)
+    return [
+        "", " ", str(folder), str(folder / "missing" / "deeper"), str(plain), str(plain / "sub"),
+        "/dev/null", "/dev/zero", "/dev/full", "/proc/self/mem", "/proc/nope", "/sys/x",
+        os.fsdecode(bytes(folder) + b"/\xff\xfe"), str(folder / ("x" * 300)),
+        str(folder / "/".join(["d" * 200] * 25)), str(loop), str(loop / "x"), "a\x00b", "~",
+        "/proc/1/root", "-", "--",
+    ]  # fmt: skip
+
+
+def _argument(kind: str, good: bool, rng: random.Random, folder: Path) -> str:
+    """One value of ``kind``: a good one, or a bad one."""
+    if kind == "int":
+        return rng.choice(INTS if good else BAD_INTS)
+    if kind == "float":
+        return rng.choice(FLOATS if good else BAD_FLOATS)
+    if kind == "rate":
+        return rng.choice(["150", "300", "40", "600"] if good else ["39", "601", *BAD_INTS])
+    if kind == "lang":
+        return rng.choice(LANGS if good else BAD_LANGS)
+    if kind == "input":
+        return rng.choice(["keypad", "voice"] if good else ["keyboard", "", "VOICE", *TEXTS[:5]])
+    if kind == "game":
+        return rng.choice([*GAMES] if good else ["chess", "", "Onenight", "toy", *TEXTS])
+    if kind == "folder":
+        return str(folder / "r" / str(rng.randrange(5))) if good else rng.choice(bad_paths(folder))
+    if kind == "output":
+        if good:
+            return str(folder / f"o{rng.randrange(99)}{rng.choice(['.wav', '.ogg', '.flac'])}")
+        bad = [*bad_paths(folder), str(folder / "x.mp3"), "/dev/full.wav", "/proc/x.wav"]
+        return rng.choice([*bad, str(Path(os.fsdecode(b"/tmp/\xff")) / "o.wav")])
+    if kind == "url":  # never the real source: every case stays on this machine
+        local = ["file:///dev/zero", f"file://{folder}", f"file://{folder}/plain.txt"]
+        return rng.choice([*local, "x", "", " ", "http://127.0.0.1:9/x.zip", "http://[::1",
+                           "ftp://127.0.0.1:9/x", "file:///nonexistent", "javascript:x",
+                           "file:///proc/self/mem", "\x00"])  # fmt: skip
+    if kind == "option":
+        keys = ["window_s", "discussion_s", "roles", "cycle_limit", "shooting", "center_cards",
+                "bogus", "", "witch_self_save", "speech_s", "x" * 200]  # fmt: skip
+        values = ["1", "true", "nan", "inf", "-1", "1e309", '"x"', "[[[[", "{a=1}", "", "=",
+                  '"call"', "10000000000", '"werewolf=100000000"', "0.001"]  # fmt: skip
+        return f"{rng.choice(keys)}={rng.choice(values)}" if not good else "window_s=1"
+    return rng.choice(["auto", "default", "x"] if good else TEXTS)
+
+
+def subcommand_line(rng: random.Random, folder: Path) -> list[str]:
+    """Any subcommand with random options, good and bad values, and broken syntax.
+
+    Cases that would run for long or reach outside stay bounded: a game at the table
+    only with ``--text --silent`` (``resume`` with ``--demo`` too) and standard input
+    closed; ``voice build``, ``voice record`` and ``mic-test`` always with one value
+    that stops them before they render, record or listen; ``models download`` only
+    from a URL on this machine.
+    """
+    command = rng.choice(SUBCOMMANDS)
+    argv = command.split()
+    options: dict[str, str] = {}
+    if command in {"play", "demo"}:
+        argv.append(_argument("game", rng.random() < 0.8, rng, folder))
+        options = {**OPTIONS["table" if command == "play" else "demo"], **OPTIONS["sound"]}
+    elif command == "resume":
+        if rng.random() < 0.5:
+            argv.append(_argument("int", rng.random() < 0.5, rng, folder))
+        options = {**OPTIONS["resume"], **OPTIONS["sound"]}
+    elif command == "scenario run":
+        sources = sorted(SCENARIOS.glob("*.toml"))
+        good = rng.random() < 0.5
+        argv.append(str(rng.choice(sources)) if good else _argument("folder", False, rng, folder))
+        options = OPTIONS[command]
+    elif command == "models download":
+        argv.append(_argument("lang", rng.random() < 0.7, rng, folder))
+        options = OPTIONS[command]
+    else:
+        options = OPTIONS.get(command, {})
+    chosen = rng.sample(sorted(options), rng.randrange(0, len(options) + 1)) if options else []
+    for name in chosen:
+        kind = options[name]
+        value = [] if kind == "flag" else [_argument(kind, rng.random() < 0.6, rng, folder)]
+        argv += [name, *value]
+    argv += _bounded(command, argv, rng, folder)
+    if rng.random() < 0.25:  # broken syntax: an unknown option, a value missing, a stray word
+        pick = rng.randrange(6)
+        if pick == 0:
+            argv.insert(rng.randrange(1, len(argv) + 1), rng.choice(["--bogus", "-x", "--pla"]))
+        elif pick == 1 and options:
+            argv.append(rng.choice([n for n, k in options.items() if k != "flag"] or ["--x"]))
+        elif pick == 2:
+            argv.append(rng.choice(["stray", "--", "-", "--=", "-o"]))
+        elif pick == 3 and chosen:
+            twice = rng.choice(chosen)
+            argv += [twice] if options[twice] == "flag" else [twice, "1"]
+        elif pick == 4:
+            argv.insert(0, rng.choice(["--lang", "-o", "--help", "--version"]))
+        else:
+            argv[0] = rng.choice([argv[0].upper(), argv[0] + "x", argv[0][:-1] or "x"])
+    return argv
+
+
+def _bounded(command: str, argv: list[str], rng: random.Random, folder: Path) -> list[str]:
+    """What keeps a case short (see subcommand_line)."""
+    if command in {"play", "resume"}:
+        return ["--text", "--silent", *(["--demo"] if command == "resume" else [])] + (
+            [] if "--record-dir" in argv else ["--record-dir", str(folder / "records")]
+        )
+    if command == "voice build":  # an unknown game or a bad rate stops it before it renders
+        return rng.choice([["--variant", "chess"], ["--rate", "5"], ["--lang", "de"]])
+    if command == "voice record":  # before it opens the microphone
+        return rng.choice([["--variant", "chess"], ["--lang", "de"], ["--pack"]])
+    if command == "mic-test":  # before a model loads or the microphone opens
+        return ["--asr-model", rng.choice([str(folder), "/dev/null", str(folder / "none")])]
+    if command == "models download" and "--url" not in argv:
+        return ["--url", _argument("url", False, rng, folder)]
+    return []
+
+
 # --- running ----------------------------------------------------------------------------
 
 
@@ -403,13 +584,17 @@ def _harness() -> Iterator[None]:
         signal.signal(signal.SIGALRM, saved[3])
 
 
+# A download's progress bar, redrawn in place ("\r  3.1 MB"), is not a line of its own.
+PROGRESS = re.compile(r"(\r(\[[#.]*\] )?\s*\d+\.\d MB( / \d+\.\d MB)?)+")
+
+
 def judge(code: int | None, stderr: str) -> tuple[str, str]:
     if "Traceback" in stderr:
         return "traceback", stderr[-2000:]
     if code in (0, 130, 143):
         return "ok", ""
     if code == 2:
-        lines = stderr.strip().splitlines()
+        lines = [line for line in stderr.strip().split("\n") if not PROGRESS.fullmatch(line)]
         if len(lines) == 1:
             return "ok", ""
         return "bad-exit", f"exit 2 with {len(lines)} lines on stderr: {stderr[-600:]!r}"
@@ -492,6 +677,7 @@ def fuzz(
     memory_mb: int,
     limit_memory: bool = True,
     quiet: bool = False,
+    commands: int = 0,
 ) -> Report:
     rng = random.Random(seed)
     report = Report()
@@ -502,7 +688,9 @@ def fuzz(
         folder = Path(name)
         os.environ["XDG_DATA_HOME"] = str(folder / "data")  # default records, narrations
         try:
-            _run_cases(report, rng, folder, files, lines, outside, timeout, memory_mb, quiet)
+            _run_cases(
+                report, rng, folder, files, lines, commands, outside, timeout, memory_mb, quiet
+            )
         finally:
             if saved_data_home is None:
                 os.environ.pop("XDG_DATA_HOME", None)
@@ -517,6 +705,7 @@ def _run_cases(
     folder: Path,
     files: int,
     lines: int,
+    commands: int,
     outside: int,
     timeout: float,
     memory_mb: int,
@@ -527,16 +716,22 @@ def _run_cases(
         argv = ["scenario", "run", str(path)]
         cases.append(("scenario", argv + (["--text"] if rng.random() < 0.2 else [])))
     cases += [("cli", command_line(rng, folder, n)) for n in range(lines)]
+    more = random.Random(f"{rng.random()}/subcommands")  # the draws above stay as they were
+    cases += [("subcommand", subcommand_line(more, folder)) for _ in range(commands)]
     real_time: set[int] = set()  # a game at the table: minutes of real time outside
     with _harness():
         for number, (kind, argv) in enumerate(cases):
             outcome = run_inside(kind, argv, timeout)
             report.add(outcome)
-            if argv[:1] == ["play"] and outcome.code == 0:
+            if argv[:1] in (["play"], ["resume"]) and outcome.code == 0:
                 real_time.add(number)
             if not quiet and outcome.status != "ok":
                 print(f"[{number}] {outcome.status}: {outcome.case}", flush=True)
-    quick = [case for number, case in enumerate(cases) if number not in real_time]
+    quick = [  # a real command line cannot hold a NUL character
+        case
+        for number, case in enumerate(cases)
+        if number not in real_time and not any("\0" in arg for arg in case[1])
+    ]
     for kind, argv in rng.sample(quick, min(outside, len(quick))):
         outcome = run_outside(f"{kind} subprocess", argv, timeout, memory_mb)
         report.add(outcome)
@@ -586,13 +781,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000, help="scenario files")
     parser.add_argument("--lines", type=int, default=500, help="command lines")
+    parser.add_argument("--commands", type=int, default=500, help="command lines of any subcommand")
     parser.add_argument("--subprocess", type=int, default=40, help="cases also run as processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=60.0, help="machine seconds per case")
     parser.add_argument("--memory-mb", type=int, default=3000, help="address space limit")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    report = fuzz(args.files, args.lines, args.subprocess, args.seed, args.timeout, args.memory_mb)
+    report = fuzz(
+        args.files,
+        args.lines,
+        args.subprocess,
+        args.seed,
+        args.timeout,
+        args.memory_mb,
+        commands=args.commands,
+    )
     print(summary(report))
     print(f"in {time.perf_counter() - started:.0f} s")
     return 1 if report.failures() else 0

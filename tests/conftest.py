@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +20,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "terminal: whole games in a real terminal (tmux), minutes each"
     )
+    # The keys of sealed game records (narrator.host.journal) go to a folder of this run,
+    # inherited by every narrator the tests start, not to the user's state folder.
+    _STATE.append(tempfile.mkdtemp(prefix="narrator-test-state-"))
+    os.environ["XDG_STATE_HOME"] = _STATE[0]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _STATE:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+_STATE: list[str] = []
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ real-terminal tests (``test_*_e2e.py``).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import sys
@@ -24,9 +23,10 @@ from hypothesis import Phase as HypothesisPhase
 from hypothesis import strategies as st
 
 from narrator.drive import NIGHT_LIMIT, Driver
+from narrator.host.journal import read_journal, unfinished_records
 from narrator.ports import Live
 from narrator.record import GameRecord
-from narrator.rules.answers import Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.answers import MAX_DIGITS, Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
 from narrator.rules.core import (
     Ask,
     Deal,
@@ -50,7 +50,7 @@ from narrator.rules.core import (
 )
 from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
 from narrator.rules.registry import Variant, get_variant, make_switches
-from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
 
 if TYPE_CHECKING:
     from narrator.rules.core import Game, Outcome
@@ -77,6 +77,22 @@ GARBAGE = (
     "4 +",
     "7 7",
 )
+
+
+def seats_of(answer: Answer) -> tuple[Seat | None, ...]:
+    """The seats an answer names."""
+    if isinstance(answer, SeatAnswer):
+        return (answer.seat,)
+    if isinstance(answer, SeatsAnswer):
+        return answer.seats
+    if isinstance(answer, ExplodeAnswer):
+        return (answer.wolf, answer.during)
+    return ()
+
+
+def is_number(token: str) -> bool:
+    """A token the answers read as a number (never "²", nor 5,000 digits)."""
+    return token.isascii() and token.isdigit() and len(token) <= MAX_DIGITS
 
 
 def never(prompt: Prompt) -> list[str]:
@@ -219,9 +235,7 @@ class FakeTable(Driver):
         self.tried[key] = texts
         if secret and texts:  # what a hidden role did or chose: kept by a permuted deal
             self.named |= set(prompt.seats)
-            self.named |= {
-                int(t) for text in texts for t in text.split() if t.isascii() and t.isdigit()
-            }
+            self.named |= {int(t) for text in texts for t in text.split() if is_number(t)}
         return texts
 
     def ask(self, prompt: Prompt) -> Answer:
@@ -240,20 +254,14 @@ class FakeTable(Driver):
                     self.screen.append(("accepted", prompt.id, text))
         reply = accepted if accepted is not None else self.expire(prompt)
         self._names_the_living(prompt, reply)
+        if not public:  # a default chosen for a hidden role (Cupid's random lovers) too
+            self.named |= {seat for seat in seats_of(reply) if seat is not None}
         self.accepted[prompt.id] = reply
         self.replies.append((prompt.id, reply))
         return reply
 
     def _names_the_living(self, prompt: Prompt, answer: Answer) -> None:
-        if isinstance(answer, SeatAnswer):
-            named: tuple[Seat | None, ...] = (answer.seat,)
-        elif isinstance(answer, SeatsAnswer):
-            named = answer.seats
-        elif isinstance(answer, ExplodeAnswer):
-            named = (answer.wolf, answer.during)
-        else:
-            named = ()
-        dead = {seat for seat in named if seat in self.gone}
+        dead = {seat for seat in seats_of(answer) if seat in self.gone}
         assert not dead, f"{prompt.id} accepted {answer}, naming seats that left: {dead}"
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
@@ -590,6 +598,149 @@ def departing(table: FakeTable, index: int) -> set[Seat]:
     return seats
 
 
+# --- the invariants of every game (test_invariants.py, scripts/fuzz_games.py) ----------------
+
+CATALOGS = tuple(load_catalog(lang) for lang in LANGUAGES)
+
+
+def has_line(catalog: Catalog, key: str, params: frozenset[str] = frozenset()) -> None:
+    assert key in catalog.lines, f"{key} is missing from the {catalog.lang} catalog"
+    assert placeholders(catalog.lines[key]) == params, f"{key}: placeholders in {catalog.lang}"
+
+
+def check_prompt(prompt: Prompt, table: FakeTable) -> None:
+    """Its options are accepted; other inputs are refused with a reason the catalogs have."""
+    for text in prompt.options:
+        try:
+            prompt.accept(text)
+        except NarratorError as error:
+            raise AssertionError(f"{prompt.id} refuses its own option {text!r}: {error}") from None
+    wrong = wrong_inputs(prompt)
+    if {"seat", "seats"} & prompt.accepts and "count" not in prompt.accepts:
+        wrong += [" ".join([str(seat)] * prompt.entries) for seat in table.gone]
+    for text in wrong:
+        if text in prompt.options:
+            continue
+        try:
+            answer = prompt.accept(text)
+        except NarratorError as error:
+            assert error.key, f"{prompt.id} refuses {text!r} without a reason key"
+            for catalog in CATALOGS:
+                has_line(catalog, error.key, frozenset(error.params))
+        else:
+            raise AssertionError(f"{prompt.id} accepts {text!r} ({answer}), not an option")
+
+
+def check_the_end(table: FakeTable) -> None:
+    result = table.result()
+    phases = [step.id for step in table.steps if isinstance(step, Phase)]
+    assert sorted(table.dealt) == list(range(1, table.deal.players + 1)), "not every seat dealt"
+    outcome = table.outcome
+    if outcome is None:  # the run stops after night 30
+        assert (result["winner"], result["ended_at"]) == (None, phases[-1])
+        assert phases[-1] == f"n{NIGHT_LIMIT}", f"stopped at {phases[-1]}"
+        return
+    assert (result["winner"], result["ended_at"]) == (outcome.winner, outcome.ended_at)
+    assert outcome.ended_at in phases
+    assert set(outcome.reveal) == set(range(1, table.deal.players + 1))
+    assert outcome.sheriff is None or outcome.sheriff not in table.gone
+    for catalog in CATALOGS:
+        has_line(catalog, f"winner.{outcome.winner}")
+
+
+def check_nothing_hidden_is_spoken(table: FakeTable) -> None:
+    names = {role: table.catalog.text(f"role.{role}").lower() for role in table.variant.roles}
+    revealed: dict[int, str] = {}  # seat -> the card turned up when it left
+    gone: set[int] = set()
+    for index, step in enumerate(table.steps[: table.closing_start()]):
+        if isinstance(step, Eliminate):
+            gone.add(step.seat)
+            if step.shown_role is not None:
+                revealed[step.seat] = step.shown_role
+        if not isinstance(step, Say):
+            continue
+        text = table.catalog.text(step.key, step.params)
+        assert not step.key.startswith("reveal."), f"{text!r} before the end"
+        named = seats_named(step)
+        for value in step.params.values():
+            if isinstance(value, RoleName):
+                shown = {seat for seat in named if revealed.get(seat) == value.id}
+                assert shown, f"{text!r} names a card nobody turned up"
+        if any(name in text.lower() for name in names.values()):
+            hidden = named - gone - departing(table, index)
+            assert not hidden, f"{text!r} names a role next to living seats {hidden}"
+
+
+def check_catalogs(table: FakeTable) -> None:
+    keys = {(line.say.key, frozenset(line.say.params)) for line in table.spoken}
+    keys |= {(key, frozenset(params)) for key, params in table.reasons}
+    keys |= {(f"role.{role}", frozenset()) for role in table.variant.roles}
+    for step in table.steps:
+        for prompt in asked_in(step):
+            if prompt.claim is not None:  # the table says the claim, then maybe its failure
+                keys |= {
+                    (prompt.claim, frozenset({"seat"})),
+                    (f"{prompt.claim}_unconfirmed", frozenset()),
+                }
+        if isinstance(step, Eliminate):
+            keys.add((f"cause.{step.cause}", frozenset()))
+        elif isinstance(step, Show) and step.secret.kind == "token":
+            keys.add((f"secret.{step.secret.values[0]}", frozenset()))
+        elif isinstance(step, Show) and step.secret.kind == "roles":
+            keys |= {(f"role.{role}", frozenset()) for role in step.secret.values}
+    for catalog in CATALOGS:
+        for key, params in keys:
+            has_line(catalog, key, params)
+
+
+def check_game(table: FakeTable, seed: int) -> None:
+    """Every invariant of a finished game (the prompts are checked as they are asked,
+    with ``on_prompt=check_prompt``)."""
+    check_the_end(table)
+    check_nothing_hidden_is_spoken(table)
+    check_catalogs(table)
+    check_public_facts_only(table, seed)
+
+
+def asked_in(step: Step) -> list[Prompt]:
+    if isinstance(step, Ask):
+        return [step.prompt]
+    if isinstance(step, Timer):
+        return [p for p in (step.prompt, step.interrupt) if p is not None]
+    return []
+
+
+def check_public_facts_only(table: FakeTable, seed: int) -> None:
+    """Replay the same attempts on a deal with the hidden cards shuffled: the cards of
+    the seats that left, acted at night or were named there stay where they were."""
+    deal = permuted(table.deal, set(table.gone) | table.named, random.Random(seed))
+    assert table.switches is not None
+    replay = Replay(table.tried)
+    twin = play(
+        table.variant,
+        deal,
+        table.switches,
+        replay,
+        lang=table.catalog.lang,
+        seed=table.seed,
+        interject=replay,
+    )
+    hidden = "under a shuffled hidden deal"
+    assert_same(public_trace(table), public_trace(twin), f"the public game {hidden}")
+    assert_same(table.screen, twin.screen, f"the screen between windows {hidden}")
+
+
+def assert_same(first: list[object], second: list[object], what: str) -> None:
+    if first == second:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), None)
+    at = min(len(first), len(second)) if at is None else at
+    raise AssertionError(
+        f"{what} differs at step {at}:\n"
+        f"  {first[max(at - 3, 0) : at + 1]}\n  {second[max(at - 3, 0) : at + 1]}"
+    )
+
+
 # --- the real terminal (test_*_e2e.py) -------------------------------------------------------
 
 CLEAR_SCROLLBACK = "\x1b[3J"
@@ -645,11 +796,12 @@ def finish(child: pexpect.spawn, exit_status: int) -> None:
 
 
 def read_record(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    """A game's record: plain once it has ended, sealed while stopped (narrator.host.journal)."""
+    return read_journal(path)
 
 
 def record_in(tmp_path: Path, game: str) -> list[dict[str, Any]]:
-    (path,) = tmp_path.glob(f"*{game}.jsonl")
+    (path,) = [*tmp_path.glob(f"*{game}.jsonl"), *unfinished_records(tmp_path)]
     return read_record(path)
 
 

@@ -42,47 +42,93 @@ def missing_tools() -> str | None:
     return None
 
 
+class PulseServer:
+    """A private PulseAudio server that a test may stop and start again.
+
+    It keeps its folder, so a restarted server listens on the same socket and the
+    program under test finds it again with the environment it already has.
+    """
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="narrator-pulse-"))
+        runtime = self.folder / "run"
+        runtime.mkdir(mode=0o700)
+        (self.folder / "home").mkdir()
+        (self.folder / "server.pa").write_text(SERVER_SCRIPT)
+        (self.folder / "asound.conf").write_text(ALSA_DEVICES)
+        self.env = {
+            "XDG_RUNTIME_DIR": str(runtime),
+            "PULSE_SERVER": f"unix:{runtime}/pulse/native",
+            "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{self.folder / 'asound.conf'}",
+        }
+        self._full = {**os.environ, **self.env, "HOME": str(self.folder / "home")}
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the server and wait until it answers."""
+        log = self.folder / "log"
+        self._process = subprocess.Popen(
+            [
+                "pulseaudio",
+                "-n",
+                "-F",
+                str(self.folder / "server.pa"),
+                "--daemonize=no",
+                "--exit-idle-time=-1",
+                "--use-pid-file=no",
+                f"--log-target=file:{log}",
+            ],
+            env=self._full,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while not self.answers():
+            if time.monotonic() > deadline or self._process.poll() is not None:
+                raise RuntimeError(f"PulseAudio did not start; see {log}")
+            time.sleep(0.05)
+
+    def answers(self) -> bool:
+        done = subprocess.run(["pactl", "info"], env=self._full, capture_output=True)
+        return done.returncode == 0
+
+    def pactl(self, *args: str) -> str:
+        """Run pactl against this server; its output."""
+        done = subprocess.run(
+            ["pactl", *args], env=self._full, capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    def stop(self) -> None:
+        """Stop the server (its own process, by its PID) and wait for it to end."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+    def exited(self) -> bool:
+        """After ``pactl exit``: whether the process has ended (it is then reaped)."""
+        if self._process is None or self._process.poll() is None:
+            return False
+        self._process = None
+        return True
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 @contextmanager
 def pulse_server() -> Iterator[dict[str, str]]:
     """Start a private PulseAudio server; yields the environment its clients need."""
-    folder = Path(tempfile.mkdtemp(prefix="narrator-pulse-"))
-    runtime = folder / "run"
-    runtime.mkdir(mode=0o700)
-    (folder / "home").mkdir()
-    (folder / "server.pa").write_text(SERVER_SCRIPT)
-    (folder / "asound.conf").write_text(ALSA_DEVICES)
-    env = {
-        "XDG_RUNTIME_DIR": str(runtime),
-        "PULSE_SERVER": f"unix:{runtime}/pulse/native",
-        "ALSA_CONFIG_PATH": f"/usr/share/alsa/alsa.conf:{folder / 'asound.conf'}",
-    }
-    full = {**os.environ, **env, "HOME": str(folder / "home")}
-    server = subprocess.Popen(
-        [
-            "pulseaudio",
-            "-n",
-            "-F",
-            str(folder / "server.pa"),
-            "--daemonize=no",
-            "--exit-idle-time=-1",
-            "--use-pid-file=no",
-            f"--log-target=file:{folder / 'log'}",
-        ],
-        env=full,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    server = PulseServer()
     try:
-        deadline = time.monotonic() + 10
-        while subprocess.run(["pactl", "info"], env=full, capture_output=True).returncode != 0:
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError(f"PulseAudio did not start; see {folder / 'log'}")
-            time.sleep(0.05)
-        yield env
+        server.start()
+        yield server.env
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        shutil.rmtree(folder, ignore_errors=True)
+        server.close()

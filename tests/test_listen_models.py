@@ -246,9 +246,10 @@ def test_choosing_a_model(tmp_path: Path) -> None:
         model_for("ru", tmp_path / "nope", tmp_path)
 
 
-def test_play_with_voice_input_needs_a_model(tmp_path: Path) -> None:
+def test_play_with_voice_input_and_no_model_is_keypad_only(tmp_path: Path) -> None:
     from narrator.app import TableSettings, voice_input
     from narrator.host.audio import Silence
+    from narrator.listen.words import lexicon_for
 
     class Keys:
         def read(self, timeout: float) -> str | None:
@@ -258,14 +259,89 @@ def test_play_with_voice_input_needs_a_model(tmp_path: Path) -> None:
             pass
 
     class Voice:
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
         def say(self, key: str, text: str) -> None:
-            pass
+            self.said.append(text)
 
     keys, voice, sound = Keys(), Voice(), Silence()
     keypad = TableSettings(game="onenight")
     assert voice_input(keypad, None, keys, voice, sound)[:3] == (keys, voice, sound)  # type: ignore[arg-type]
+    assert voice.said == []
     spoken = TableSettings(game="onenight", input="voice", asr_model=tmp_path / "none")
-    with pytest.raises(ConfigError, match=r"--asr-model: .* does not exist"):
-        voice_input(spoken, None, keys, voice, sound)  # type: ignore[arg-type]
+    # No model: the keypad alone (issue 13), said once.
+    assert voice_input(spoken, None, keys, voice, sound)[:3] == (keys, voice, sound)  # type: ignore[arg-type]
+    assert voice.said == [lexicon_for("ru").message("say_off")]
     spoken.demo = True  # demo players answer by keypad: no microphone
     assert voice_input(spoken, None, keys, voice, sound)[0] is keys  # type: ignore[arg-type]
+    assert len(voice.said) == 1
+
+
+# --- found by scripts/fuzz_inputs.py: bounded downloads, addresses that are no URL ----------
+
+
+def test_an_endless_download_stops_at_the_largest_archive(tmp_path: Path) -> None:
+    """``--url file:///dev/zero`` once filled the disk: an unpinned archive is at most twice
+    its rough size, and nothing is kept of a larger one."""
+    endless = ModelSpec("ru", "vosk-model-x", 1, url="file:///dev/zero")
+    with pytest.raises(ConfigError, match=r"sends more than \d+ bytes, .* at most 2000000"):
+        download(endless, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_declared_size_above_the_largest_is_refused_before_download(
+    server: tuple[str, Files], tmp_path: Path
+) -> None:
+    base, served = server
+    served.files["/big.zip"] = b"\0" * 2_100_000
+    big = ModelSpec("ru", "vosk-model-x", 1, url=base + "/big.zip")
+    with pytest.raises(ConfigError, match=r"sends 2100000 bytes"):
+        download(big, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("url", ["x", "http://[::1", "javascript:alert(1)"])
+def test_an_address_that_is_no_url(url: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"cannot download"):
+        download(ModelSpec("ru", "vosk-model-x", 1, url=url), tmp_path)
+
+
+def test_an_empty_url_is_refused_not_the_default_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "download", "en", "--dir", str(tmp_path), "--url", " "]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["narrator: --url: an empty address (give the archive's URL)"]
+
+
+def test_a_models_folder_one_may_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``models list --dir /proc/1/root`` was a PermissionError traceback."""
+    secret = tmp_path / "secret"
+    real = Path.is_dir
+
+    def is_dir(path: Path) -> bool:
+        if path == secret:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(Path, "is_dir", is_dir)
+    assert main(["models", "list", "--dir", str(secret)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"narrator: cannot read {secret}: Permission denied"]
+
+
+def test_a_folder_name_too_long_is_a_problem_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``Path.exists`` raises on a name longer than the file system takes (ENAMETOOLONG)."""
+    long = tmp_path / ("x" * 300)
+    with pytest.raises(ConfigError, match=r"--asr-model: .*File name too long"):
+        model_for("ru", long, tmp_path)
+    url = "file:///nonexistent"
+    assert main(["models", "download", "ru", "--dir", str(long), "--url", url]) == 2
+    assert main(["models", "list", "--dir", str(long)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all("File name too long" in line for line in err)

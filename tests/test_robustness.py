@@ -30,6 +30,7 @@ import pytest
 
 from narrator import app, cli
 from narrator.app import TableSettings, prepare, render_offline, stream, stream_seed
+from narrator.host.journal import read_journal, unfinished_records
 from narrator.host.terminal import Terminal
 from narrator.ports import Live
 from narrator.record import GameRecord
@@ -349,6 +350,25 @@ def test_numbers_and_long_answers_are_attempts_not_file_errors(
     assert [r["prompt"] for r in result["rejected"]] == ["n1.sheriff"]
 
 
+@pytest.mark.timeout(HANG_S)
+def test_tens_of_thousands_of_wrong_explosions_are_attempts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The attempts at an interrupt were walked by a recursion, one call per rejected one:
+    30,000 wrong explosions were a RecursionError traceback (scripts/fuzz_inputs.py)."""
+    text = (ROOT / "tests" / "scenarios" / "D-T6.toml").read_text(encoding="utf-8")
+    given = '"d1.election.explode" = ["7 2", "8 2"]'
+    assert given in text
+    wrong = ", ".join(['"x"'] * 30_000)
+    path = tmp_path / "many.toml"
+    path.write_text(text.replace(given, f'"d1.election.explode" = [{wrong}, "8 2"]'), "utf-8")
+    assert run_main(["scenario", "run", str(path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    refused = [r for r in result["rejected"] if r["prompt"] == "d1.election.explode"]
+    assert len(refused) == 30_000
+    assert {"seat": 8, "phase": "d1", "cause": "exploded"} in result["eliminated"]
+
+
 # --- 10. the command line ---------------------------------------------------------------------
 
 
@@ -421,8 +441,9 @@ def test_usage_errors_are_one_line(argv: list[str], capsys: pytest.CaptureFixtur
 
 
 def _events(folder: Path) -> list[dict[str, Any]]:
-    (path,) = folder.glob("*.jsonl")
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    """The record of the one game in ``folder``: a stopped game's stays sealed."""
+    (path,) = [*folder.glob("*.jsonl"), *unfinished_records(folder)]
+    return read_journal(path)
 
 
 def _echo_is_on(child: pexpect.spawn) -> bool:
@@ -530,7 +551,7 @@ def test_a_small_fuzz_run_finds_nothing() -> None:
     fuzz = load_script("fuzz_inputs")
     report = fuzz.fuzz(
         files=120, lines=40, outside=4, seed=5, timeout=60, memory_mb=2000, limit_memory=False,
-        quiet=True,
+        quiet=True, commands=60,
     )  # fmt: skip
     assert not report.failures(), fuzz.summary(report)
 

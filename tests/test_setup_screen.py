@@ -188,7 +188,7 @@ def test_choosing_english_shows_the_screen_in_english(tmp_path: Path) -> None:
         await until(pilot, lambda: not switch.value)
         setup_of(app).query_one("#start").focus()
 
-    chosen = run_setup(TableSettings(game="sport_mafia"), tmp_path, steps)
+    chosen = run_setup(TableSettings(game="sport_mafia", voice="auto"), tmp_path, steps)
     assert "Start" in "\n".join(rows) and "Начать" not in "\n".join(rows)
     assert chosen[0]["lang"] == "en" and chosen[0]["voice"] is None
 

@@ -16,13 +16,12 @@ import re
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
-from narrator.app import TableSettings, _run_game, prepare, speaking
+from narrator.app import TableSettings, _run_game, chosen_game, prepare, speaking
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.screen.setup import initial_values
@@ -39,8 +38,7 @@ def make_app(settings: TableSettings, config: Path, with_setup: bool = True) -> 
     prepared = prepare(settings)
 
     def game(app: TableApp) -> int:
-        chosen = replace(settings, **(app.setup or {}))
-        ready = prepare(chosen)
+        chosen, ready = chosen_game(app.setup, settings, prepared)
         screen = TuiScreen(app)
         spoken = speaking(chosen, ready, screen, clock, progress=None)
         code, _, _ = _run_game(
@@ -445,3 +443,49 @@ async def ctrl_c_on_the_set_up_screen() -> TableApp:
 def test_ctrl_c_on_the_set_up_screen_leaves_quietly() -> None:
     app = asyncio.run(ctrl_c_on_the_set_up_screen())
     assert app._thread is None and not app.is_running
+
+
+async def take_back_a_nomination() -> TableApp:
+    """Sport mafia, day 1: seat 1 nominates 5, then during the next speech the keypad's
+    / 3 and 1 take it back: it is said aloud and the first speech comes again."""
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    settings = TableSettings(
+        game="sport_mafia",
+        players=10,
+        seed=4,
+        answer_s=5,
+        record_dir=record,
+        options={"meeting_s": 1.0, "check_s": 1.0, "speech_s": 30.0, "shot_call_s": 0.3},
+    )
+    app = make_app(settings, config, with_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        for _ in range(10):  # the deal
+            await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+            await pilot.press("enter")
+            await until(pilot, lambda: app.secret_text == "")
+        await until(pilot, asking(app, "Слово игроку номер 1."), 120)
+        await pilot.press("5", "enter")
+        await until(pilot, said(app, "5 принято"))
+        await pilot.press("enter")  # «Спасибо»
+        await until(pilot, asking(app, "Слово игроку номер 2."), 60)
+        await pilot.press("slash", "3")
+        await until(pilot, lambda: any("Отменить ответ" in line for line in app.page_lines))
+        await pilot.press("1")
+        await until(pilot, said(app, "отменён"), 60)
+        await until(pilot, asking(app, "Слово игроку номер 1."), 60)
+        await pilot.press("escape")
+        await until(pilot, lambda: any("Прервать игру?" in line for line in app.page_lines))
+        await pilot.press("1")
+        await until(pilot, lambda: app.finished)
+        await pilot.press("escape")
+    return app
+
+
+def test_a_nomination_is_taken_back_with_the_keypad() -> None:
+    app = asyncio.run(take_back_a_nomination())
+    lines = [value for kind, value in app.events if kind == "said"]
+    undone = [line for line in lines if "отменён" in line]
+    assert len(undone) == 1 and "5" in undone[0], undone
+    assert app.error is None

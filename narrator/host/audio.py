@@ -3,7 +3,9 @@
 ``AudioVoice`` is the Voice port with sound: it looks the line up (a voice-pack
 recording, else the TTS cache), queues it in the mixer and returns only when
 its last sample has been mixed, so a wake window is timed from the end of its
-wake line. ``NightSound`` is the Sound port: the bed, the dawn chime, the ticks.
+wake line. While it waits it asks ``hold`` (the table's watch over its sound
+device), which keeps the game waiting as long as the device is away.
+``NightSound`` is the Sound port: the bed, the dawn chime, the ticks.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from narrator.sound.output import BLOCK, Playback
 
 _LOGGER = logging.getLogger(__name__)
 STALL_S = 10.0  # a line that has not finished this long after its length: the output is stuck
+WAIT_S = 0.1  # how often a line being said looks at the sound device
 
 
 class SpeechSource(Protocol):
@@ -47,6 +50,7 @@ class AudioVoice:
     virtual: bool
     printer: Screen | None = None
     timeline: list[SpokenLine] = field(default_factory=list)
+    hold: Callable[[], bool] | None = None  # True when it kept the game waiting (a lost device)
 
     def repeat(self, text: str) -> None:
         """Say a line again at once (the table asked), without waiting for it."""
@@ -63,8 +67,11 @@ class AudioVoice:
                 self.clock.sleep(BLOCK / self.mixer.rate)
         else:
             waited = 0.0
-            while not self.playback.wait(token, timeout=1.0):
-                waited += 0.0 if self.mixer.paused else 1.0
+            while not self.playback.wait(token, timeout=WAIT_S):
+                if self.hold is not None and self.hold():
+                    waited = 0.0  # the line starts again from its beginning
+                    continue
+                waited += 0.0 if self.mixer.paused else WAIT_S
                 if waited > clip.seconds + STALL_S:
                     raise ConfigError(f"the sound output stalled while saying {text!r}")
         start = self.playback.started_at(token) or 0

@@ -8,7 +8,8 @@ line; keys pressed when nothing is asked are discarded without a trace.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,6 +19,7 @@ from narrator.ports import (
     BACKSPACE,
     ENTER,
     INTERRUPT,
+    UNDO,
     Attempt,
     Clock,
     Keys,
@@ -27,6 +29,7 @@ from narrator.ports import (
     Voice,
 )
 from narrator.record import GameRecord
+from narrator.resume import Done, Mismatch
 from narrator.rules import codec
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
@@ -40,6 +43,7 @@ from narrator.rules.core import (
     Seat,
     Secret,
     Show,
+    Sleep,
     Step,
     Tag,
     Timer,
@@ -61,6 +65,16 @@ CLAIM_S = 8.0  # a claim (a werewolf exploding) waits this long for its claimant
 
 class GameStopped(Exception):
     """The table confirmed that it wants to stop the game."""
+
+
+class Rewind(Exception):
+    """The table took back an answer: play again with the first ``keep`` steps."""
+
+    def __init__(self, keep: int, taken: Done, words: str) -> None:
+        super().__init__(keep)
+        self.keep = keep
+        self.taken = taken
+        self.words = words  # the answer taken back, as the screen showed it
 
 
 @dataclass
@@ -95,6 +109,8 @@ class TableDriver(Driver):
         clock: Clock,
         answer_s: float,
         sound: Sound | None = None,
+        replay: Sequence[Done] = (),
+        record_replay: bool = True,
     ) -> None:
         super().__init__(catalog, record)
         self.sound: Sound = sound or Silence()
@@ -116,6 +132,15 @@ class TableDriver(Driver):
         self._collecting = False
         self.game = ""
         self._game: Game | None = None
+        # Replaying (resume, undo): the steps already played, met silently in order.
+        self.done: list[Done] = []  # every finished step of this game, replayed or live
+        self._replay = deque(replay)
+        self.replaying = bool(replay)
+        self._record = record
+        if self.replaying and not record_replay:
+            self.record = GameRecord()  # undo: the record already holds these events
+        self._labels: dict[str, str] = {}  # prompt id → the label it was asked with
+        self._window_done: str | None = None  # the window the last Sleep closed
 
     def _now(self) -> float:
         """Game time: the clock, less the time the table spent on the stop question by day."""
@@ -128,6 +153,8 @@ class TableDriver(Driver):
 
     def say(self, key: str, text: str) -> None:
         self._last_line = text
+        if self.replaying:
+            return  # said before the stop: silent now
         self.voice.say(key, text)
         if not self._collecting:  # a cue or a warning said while keys are being read
             self._discard_keys()
@@ -137,6 +164,8 @@ class TableDriver(Driver):
         while (key := self.keys.read(0)) is not None:
             if key == INTERRUPT:
                 self._confirm_stop()
+            elif key == UNDO:
+                self._confirm_undo()
 
     # --- the one input loop ------------------------------------------------------------
 
@@ -196,6 +225,9 @@ class TableDriver(Driver):
                     return False
             elif key == INTERRUPT:
                 self._confirm_stop()
+                continue
+            elif key == UNDO:
+                self._confirm_undo()
                 continue
             elif entry is None:
                 if enter_ends and key == ENTER:
@@ -366,6 +398,8 @@ class TableDriver(Driver):
         self._window_entry = None
         self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
         self._cue_seats = [_seat_param(cue) for cue in step.cues]
+        if self.replaying:
+            return
         end = self._window_start + step.seconds
         self._ticks = [end - k for k in range(int(TICKS_FROM), 0, -1) if step.seconds > k]
         self.keys.expect(None)
@@ -376,6 +410,8 @@ class TableDriver(Driver):
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
+        if self.replaying:
+            return
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
         kind = phase_kind(phase)
@@ -386,7 +422,8 @@ class TableDriver(Driver):
 
     def dawn(self) -> None:
         """The knocking bed stops after the line that ends the night."""
-        self.sound.night(False)
+        if not self.replaying:
+            self.sound.night(False)
 
     def _say_due_cues(self) -> None:
         while self._cues and self._now() - self._window_start >= self._cues[0][0]:
@@ -397,6 +434,8 @@ class TableDriver(Driver):
         return self._window_start + self._window.seconds
 
     def ask(self, prompt: Prompt) -> Answer:
+        if self.replaying:
+            return self._replayed("reply", prompt.id) or prompt.default
         entry = Entry(prompt)
         self.keys.expect(prompt)
         if self._window is not None:
@@ -405,6 +444,7 @@ class TableDriver(Driver):
         else:
             end, total = self._now() + self.answer_s, self.answer_s
             label = self._label(prompt, self.game)
+            self._labels[prompt.id] = label
         self._run(end, total, label, entry, stop_on_answer=True)
         self.keys.expect(None)
         if prompt.calls:
@@ -417,6 +457,8 @@ class TableDriver(Driver):
             entry.answer = self.attempt(prompt, codec.presses(entry.presses), answered=False)
 
     def show(self, step: Show) -> None:
+        if self.replaying:
+            return  # it was shown in its window before the stop
         self.screen.secret(self._secret_text(step.tag, step.secret))
 
     def _secret_text(self, tag: Tag, secret: Secret) -> str:
@@ -435,10 +477,18 @@ class TableDriver(Driver):
     def sleep(self) -> None:
         """Run the window to its full length, refusing late answers, then wipe the screen."""
         assert self._window is not None
+        if self.replaying:
+            while self._cues:  # the numbers called in it: in the record again, unheard
+                self.carry_out(self._cues.pop(0)[1])
+            self._replayed("window", self._window.window)
+            self._window_done = self._window.window
+            self._window = None
+            return
         # After an accepted answer the prompt stays "open" only to refuse more input;
         # with nobody awake (no prompt) every key is inert.
         self._run(self._window_end(), self._window.seconds, "", self._window_entry)
         self.record.add("window_end", prompt=self._window.window)
+        self._window_done = self._window.window
         self._window = None
         self._ticks = []
         self._window_entry = None
@@ -458,6 +508,9 @@ class TableDriver(Driver):
                 return
 
     def deal_card(self, step: DealCard) -> None:
+        if self.replaying:
+            self._replayed("dealt", step.prompt)
+            return
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self.t("screen.deal_wait", seat=step.seat))
@@ -471,9 +524,15 @@ class TableDriver(Driver):
 
     def timer(self, step: Timer) -> Answer | None:
         """A public countdown; an empty Enter ends it early («Спасибо»)."""
+        if self.replaying:
+            answer = self._replayed("reply", step.id)
+            if answer is not None:
+                self.confirm(step, answer)  # «5 принято»: in the record again, unheard
+            return answer
         action = step.tag.action
         key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
         label = self.t(key, seat=step.seat or "")
+        self._labels[step.id] = label
         if self._game is not None:
             self.screen.table(self._game.public_view(), step.seat)
         entry: Entry | None = None
@@ -528,15 +587,96 @@ class TableDriver(Driver):
         self.screen.line(self.t("screen.resumed"))
 
     def carry_out(self, step: Step) -> Answer | None:
+        if self.replaying and not self._replay:
+            self._go_live(step)
         if isinstance(step, Show | Eliminate):
             self._history.append((self.phase, step))  # for the end screen's timeline
         answer = super().carry_out(step)
         if isinstance(step, Ask) and _acted_at_night(step.prompt, answer):
             assert answer is not None
             self._history.append((self.phase, Taken(step.prompt.seats, answer)))
-        if isinstance(step, Eliminate) and self._game is not None:
+        if isinstance(step, Eliminate) and self._game is not None and not self.replaying:
             self.screen.table(self._game.public_view(), None)  # announced: the ring follows
+        if isinstance(step, Ask | Timer):
+            self._finished_step(
+                Done(
+                    "reply",
+                    step.prompt.id if isinstance(step, Ask) else step.id,
+                    answer,
+                    self.phase,
+                )
+            )
+        elif isinstance(step, Sleep) and self._window_done is not None:
+            self._finished_step(Done("window", self._window_done, None, self.phase))
+        elif isinstance(step, DealCard):
+            self._finished_step(Done("dealt", step.prompt, None, self.phase))
         return answer
+
+    # --- replaying and taking back ---------------------------------------------------------
+
+    def _finished_step(self, done: Done) -> None:
+        """A step that waited for the table is over: the record keeps its outcome."""
+        self.done.append(done)
+        self.record.add("done", **done.to_event())
+
+    def _replayed(self, kind: str, step_id: str) -> Answer | None:
+        """The recorded outcome of the step being replayed; the record must fit the script."""
+        expected = self._replay.popleft() if self._replay else None
+        if expected is None or expected.kind != kind or expected.id != step_id:
+            raise Mismatch(
+                f"the record does not fit the game at {step_id}"
+                f" (it says {expected.id if expected else 'nothing more'})"
+            )
+        return expected.answer
+
+    def _go_live(self, step: Step) -> None:
+        """Everything played before the stop is replayed: the table takes over from here.
+
+        The line said last comes again by day (where we were) and before a window that
+        is run again from its start (its wake line); what was shown stays unshown.
+        """
+        self.replaying = False
+        self.record = self._record
+        self.record.add("resumed", phase=self.phase)
+        if self._game is not None:
+            self.screen.table(self._game.public_view(), None)
+        night = phase_kind(self.phase) == "night"
+        self.sound.night(night)
+        self.screen.clear()
+        context = self._last_line
+        self.carry_out(Say("screen.resumed_game", {"phase": self._phase_words(self.phase)}))
+        if context and (not night or isinstance(step, Wake)):
+            self.say("", context)
+
+    def _confirm_undo(self) -> None:
+        """Take back the last day answer, after an explicit yes; at night nothing happens."""
+        if phase_kind(self.phase) == "night" or self.replaying:
+            return  # at night a reaction would tell the table someone is at the keyboard
+        keep = next(
+            (
+                i
+                for i in range(len(self.done) - 1, -1, -1)
+                if self.done[i].public and self.done[i].answer is not None
+            ),
+            None,
+        )
+        if keep is None:
+            self.screen.line(self.t("screen.nothing_to_undo"))
+            return
+        taken = self.done[keep]
+        assert taken.answer is not None
+        words = f"{self._labels.get(taken.id, '')} {codec.shown(taken.answer, self.t)}".strip()
+        self.screen.line("")
+        self.screen.line(self.t("screen.confirm_undo", answer=words))
+        asked = self.clock.now()
+        while True:
+            key = self.keys.read(TICK)
+            if isinstance(key, str) and key in STOP_YES:
+                raise Rewind(keep, taken, words)
+            if key is not None and not isinstance(key, Attempt):
+                break
+        self._held += self.clock.now() - asked
+        self.screen.line(self.t("screen.resumed"))
 
     def run(self, game: Game) -> Outcome | None:
         self.game = game.variant

@@ -20,7 +20,7 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, Live, Screen
+from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live, Screen
 from narrator.rules.core import Prompt, PublicView
 
 CLEAR = "\033[H\033[2J\033[3J"  # home, clear screen, clear scroll-back
@@ -235,6 +235,8 @@ def _normalise(char: str) -> str:
         return BACKSPACE
     if char == "\x03":
         return INTERRUPT
+    if char == "\x15":  # Ctrl+U
+        return UNDO
     return char
 
 

@@ -43,12 +43,26 @@ def bar(done: int, total: int | None, out: TextIO = sys.stderr) -> None:
 
 def models_download(lang: str, folder: Path | None, url: str | None, out: TextIO) -> int:
     spec = spec_for(lang)
+    if url is not None and not url.strip():  # "" would silently mean the default source
+        raise ConfigError("--url: an empty address (give the archive's URL)")
     if url is not None:
         spec = ModelSpec(spec.lang, spec.name, spec.approx_mb, spec.size, spec.sha256, url)
     folder = folder or default_models_dir()
     out.write(f"{spec.name} ({spec.approx_mb} MB) from {spec.source} into {folder}\n")
     out.flush()
-    path = download(spec, folder, progress=bar)
+    line_open = False  # the progress bar's line, ended before an error is printed
+
+    def progress(done: int, total: int | None) -> None:
+        nonlocal line_open
+        bar(done, total)
+        line_open = not (total and done >= total)
+
+    try:
+        path = download(spec, folder, progress=progress)
+    except ConfigError:
+        if line_open:
+            sys.stderr.write("\n")
+        raise
     out.write(f"ready: {path} (play with --input voice --lang {lang})\n")
     return 0
 

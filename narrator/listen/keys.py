@@ -6,6 +6,10 @@ keypad. What is heard reaches the table loop as an :class:`~narrator.ports.Attem
 ``Attempt("d1.vote.3", "5")``, «спасибо» is an attempt that ends the speech.
 The keypad always works in parallel, and unclear speech gives nothing.
 
+A microphone that goes away, or a model that cannot be loaded, leaves the
+keypad alone: said once on the screen (with the reason) and aloud (by day: a
+line said at night would be heard by everyone with their eyes shut).
+
 The microphone is open only for a prompt the rules let be spoken (a day prompt;
 a night one never, RULES.md 0.5) or, by day with no question open, for «спасибо» alone. It is
 closed while the narrator speaks (``watch_voice``) and from the start of the
@@ -28,6 +32,7 @@ from narrator.listen.listener import Listener, Notice, Utterance
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
 from narrator.ports import Attempt, Keys, Lines, Sound, Voice
 from narrator.rules.core import Prompt
+from narrator.rules.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -75,6 +80,7 @@ class VoiceKeys:
         self._voice: Voice | None = None
         self._last_line: tuple[str, str] | None = None
         self._held: tuple[str, float] | None = None  # a read-back answer and when it is typed
+        self._tell: str | None = None  # why the voice input is off, to be said by day
         listener.gate = self.may_listen
 
     def start(self) -> None:
@@ -105,6 +111,7 @@ class VoiceKeys:
         deadline = self.clock() + max(timeout, 0.0)
         while True:
             self._take_heard()
+            self._tell_off()
             self._release_held()
             if self._pending:
                 return self._pending.popleft()
@@ -178,7 +185,14 @@ class VoiceKeys:
         self.enabled = False
         _LOGGER.warning("voice input %s: %s", notice.kind, notice.reason)
         self._show(self.lexicon.message(notice.kind, reason=notice.reason))
+        self._tell = self.lexicon.message(f"say_{notice.kind}")
         self._reopen()
+
+    def _tell_off(self) -> None:
+        """Say once, by day, that the keypad alone answers now."""
+        if self._tell is not None and not self._night and not self._talking:
+            text, self._tell = self._tell, None
+            self._say(text)
 
     def _act(self, heard: Heard) -> None:
         if heard.arms:
@@ -312,3 +326,31 @@ def open_voice_keys(
     microphone.start()
     listener = Listener(microphone, ModelLoader(path, lexicon), lexicon)
     return VoiceKeys(keypad, listener, lexicon, screen, push_to_talk=push_to_talk)
+
+
+def keypad_only(lang: str, reason: str, screen: Lines | None, voice: Voice) -> None:
+    """Voice input cannot start (no model, no microphone, no vosk): the keypad alone
+    answers, said once on the screen (with the reason) and aloud."""
+    lexicon = lexicon_for(lang)
+    _LOGGER.info("voice input off: %s", reason)
+    if screen is not None:
+        screen.line(lexicon.message("off", reason=reason))
+    voice.say("", lexicon.message("say_off"))
+
+
+def voice_keys_or_keypad(
+    keypad: Keys,
+    lang: str,
+    model: Path | None,
+    device: str | None,
+    screen: Lines | None,
+    voice: Voice,
+    *,
+    push_to_talk: bool = False,
+) -> VoiceKeys | None:
+    """``open_voice_keys``, or None (the keypad alone, said once) when it cannot start."""
+    try:
+        return open_voice_keys(keypad, lang, model, device, screen, push_to_talk=push_to_talk)
+    except ConfigError as error:
+        keypad_only(lang, str(error), screen, voice)
+        return None

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from narrator.listen.vosk_asr import RATE
 from narrator.rules.errors import ConfigError
+from narrator.sound.output import quiet_native_stderr
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class Microphone:
         self._stopping = False
         self._last = 0.0
         self._lock = threading.Lock()
+        self._quieted = False
 
     def start(self) -> None:
         """Open the device; no input device is one ConfigError line."""
@@ -134,6 +136,8 @@ class Microphone:
         for rate in rates:
             try:
                 self._open(sd, rate)
+                quiet_native_stderr(True)  # a microphone that goes away: PortAudio's lines
+                self._quieted = True
                 return
             except sd.PortAudioError as error:
                 last = error
@@ -181,12 +185,15 @@ class Microphone:
         with self._lock:
             self._stopping = True
             stream, self._stream = self._stream, None
+            quieted, self._quieted = self._quieted, False
         if stream is not None:
             try:
-                stream.stop()
+                stream.abort()  # not stop(): it waits for a suspended source forever
                 stream.close()
             except Exception as error:  # a device that vanished may fail to close
                 _LOGGER.warning("closing the microphone: %s", error)
+        if quieted:
+            quiet_native_stderr(False)
 
 
 class FileSource:

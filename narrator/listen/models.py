@@ -87,9 +87,12 @@ def default_models_dir() -> Path:
 
 def installed(folder: Path) -> list[Path]:
     """Every usable model folder directly inside ``folder``."""
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.is_dir() and model_problem(p) is None)
+    try:
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_dir() and model_problem(p) is None)
+    except OSError as error:  # a folder one may not look into (is_dir raises on EACCES)
+        raise ConfigError(f"cannot read {folder}: {error.strerror or error}") from None
 
 
 def find_model(lang: str, folder: Path | None = None) -> Path | None:
@@ -184,7 +187,10 @@ def fetch(
         have = 0
     if spec.size is not None and have == spec.size:
         return
-    request = urllib.request.Request(spec.source, headers={"User-Agent": "narrator"})
+    try:
+        request = urllib.request.Request(spec.source, headers={"User-Agent": "narrator"})
+    except ValueError as error:  # not a URL at all ("x", "http://[::1")
+        raise ConfigError(offline_message(spec, folder, error)) from None
     if have:
         request.add_header("Range", f"bytes={have}-")
     try:
@@ -205,12 +211,17 @@ def fetch(
                 f"{spec.source} is {total} bytes, but {spec.name}.zip should be {spec.size}: "
                 "a different file (a proxy's page?); nothing was kept"
             )
+        most = largest(spec)
+        if total is not None and total > most:
+            raise ConfigError(too_large(spec, total))
         done = have
         try:
             with part.open("ab" if have else "wb") as out:
                 while chunk := response.read(CHUNK):
                     out.write(chunk)
                     done += len(chunk)
+                    if done > most:  # an endless stream (file:///dev/zero) fills no disk
+                        break
                     if progress is not None:
                         progress(done, total or spec.size)
         except (OSError, http.client.HTTPException) as error:
@@ -218,11 +229,26 @@ def fetch(
                 f"the download of {spec.source} broke off at {done} bytes ({error!r}); "
                 "run the same command again to continue"
             ) from None
+        if done > most:
+            part.unlink(missing_ok=True)
+            raise ConfigError(too_large(spec, done, more=True))
         if total is not None and done < total:
             raise ConfigError(
                 f"the download of {spec.source} broke off at {done} of {total} bytes; "
                 "run the same command again to continue"
             )
+
+
+def largest(spec: ModelSpec) -> int:
+    """The most bytes the archive may have: its pinned size, else twice its rough size."""
+    return spec.size if spec.size is not None else spec.approx_mb * 2_000_000
+
+
+def too_large(spec: ModelSpec, size: int, more: bool = False) -> str:
+    return (
+        f"{spec.source} sends {'more than ' if more else ''}{size} bytes, but {spec.name}.zip "
+        f"has at most {largest(spec)}: a different file; nothing was kept"
+    )
 
 
 def sha256_of(path: Path) -> str:

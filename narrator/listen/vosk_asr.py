@@ -52,6 +52,13 @@ def require_vosk() -> ModuleType:
 
 def model_problem(path: Path) -> str | None:
     """Why ``path`` is not a usable Vosk model folder (None: it looks like one)."""
+    try:
+        return _model_problem(path)
+    except OSError as error:  # a name too long, a folder one may not look into
+        return f"{path}: {error.strerror or error}"
+
+
+def _model_problem(path: Path) -> str | None:
     if not path.exists():
         return f"{path} does not exist"
     if not path.is_dir():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from narrator.rules.errors import BadAnswerText
 
@@ -263,3 +263,47 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         "reason.not_an_answer",
         {"input": shown},
     )
+
+
+_KINDS: dict[str, type[Answer]] = {
+    kind.__name__: kind
+    for kind in (
+        SeatAnswer,
+        SeatsAnswer,
+        CenterAnswer,
+        Nobody,
+        Abstain,
+        YesNo,
+        CountAnswer,
+        Destroy,
+        ExplodeAnswer,
+        OrderAnswer,
+        PressesAnswer,
+    )
+}
+
+
+def answer_to_json(answer: Answer | None) -> dict[str, object] | None:
+    """An answer as JSON-able data (a game record), exactly as :func:`answer_from_json` reads it."""
+    if answer is None:
+        return None
+    data: dict[str, object] = {"kind": type(answer).__name__}
+    for name, value in vars(answer).items():
+        data[name] = list(value) if isinstance(value, tuple) else value
+    return data
+
+
+def answer_from_json(data: object) -> Answer | None:
+    """The answer written by :func:`answer_to_json`; BadAnswerText if it is not one."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or data.get("kind") not in _KINDS:
+        raise BadAnswerText(f"not a recorded answer: {str(data)[:60]}")
+    kind = _KINDS[str(data["kind"])]
+    fields: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "kind"
+    }
+    try:
+        return kind(**fields)
+    except TypeError as error:
+        raise BadAnswerText(f"not a recorded {kind.__name__}: {error}") from None

@@ -9,6 +9,7 @@ folder).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import typing
@@ -65,6 +66,7 @@ class SetupValues(dict[str, Any]):
     given: dict[str, Any]
     remembered: dict[str, Any]
     defaults: dict[str, Any]
+    unfinished: list[tuple[str, str]]  # games to continue: (record path, its description)
 
 
 def config_folder() -> Path:
@@ -185,6 +187,7 @@ class SetupScreen(Screen[dict[str, Any]]):
         self.given: dict[str, Any] = dict(getattr(values, "given", {}))
         self.remembered: dict[str, Any] = dict(getattr(values, "remembered", {}))
         self.defaults: dict[str, Any] = dict(getattr(values, "defaults", {}))
+        self.unfinished: list[tuple[str, str]] = list(getattr(values, "unfinished", []))
         self.values = dict(values)
         self.folder = folder
 
@@ -202,6 +205,15 @@ class SetupScreen(Screen[dict[str, Any]]):
         yield Static(self.t("setup.title"), id="title")
         yield Static(self._remembered_text(), id="remembered")
         with VerticalScroll(id="form"):
+            if self.unfinished:
+                yield from self._row(
+                    "resume",
+                    Select(
+                        [(text, path) for path, text in self.unfinished],
+                        prompt=self.t("setup.new_game"),
+                        id="resume",
+                    ),
+                )
             yield from self._row(
                 "game",
                 Select(
@@ -379,6 +391,11 @@ class SetupScreen(Screen[dict[str, Any]]):
         if values["answer_s"] <= 0:
             raise NarratorError(f"{values['answer_s']:g}: > 0")
         values["options"] = self._options()
+        resume = self.query("#resume")
+        if resume and isinstance(chosen := resume.first(Select).value, str):
+            values["resume"] = chosen  # the stopped game brings its own rules and deal
+            return values
+        values.pop("resume", None)
         variant = get_variant(values["game"])
         switches = make_switches(variant, values["options"])
         count = values["players"] or default_players(variant)
@@ -455,6 +472,7 @@ class SetupScreen(Screen[dict[str, Any]]):
         if isinstance(values, SetupValues):
             self.given, self.remembered = dict(values.given), dict(values.remembered)
             self.defaults = dict(values.defaults)
+            self.unfinished = list(getattr(values, "unfinished", self.unfinished))
         else:
             self.remembered = {}
         self.values = dict(values)
@@ -564,12 +582,31 @@ def _saved(values: dict[str, Any]) -> dict[str, Any]:
 
 def initial_values(settings: Any, folder: Path | None = None) -> SetupValues:
     """The command line over the remembered settings of that game, over the defaults."""
-    given_fields = set(getattr(settings, "given", ()) or ())
+    given_fields = set(settings.given or ())
+    if settings.given is None:  # made in code: whatever differs from the defaults
+        defaults = {f.name: f.default for f in dataclasses.fields(settings)}
+        given_fields = {n for n in SAVED_FIELDS if getattr(settings, n) != defaults.get(n)}
+        given_fields.add("voice")  # in code None is silent, not "the default: speak"
     if getattr(settings, "silent", False):
         given_fields.add("voice")  # --silent wins over a remembered "speak aloud"
     given = {name: getattr(settings, name) for name in given_fields if name in SAVED_FIELDS}
     given["options"] = dict(settings.options)
-    return values_for(str(settings.game), given, folder)
+    values = values_for(str(settings.game), given, folder)
+    values.unfinished = unfinished_choices(settings)
+    return values
+
+
+def unfinished_choices(settings: Any) -> list[tuple[str, str]]:
+    """The stopped games of the record folder, to continue from the set-up screen."""
+    from narrator.app import describe_unfinished, unfinished_games
+    from narrator.host.journal import default_record_dir
+
+    catalog = load_catalog(str(settings.lang))
+    try:
+        games = unfinished_games(settings.record_dir or default_record_dir())
+    except (OSError, NarratorError):
+        return []
+    return [(str(game.path), describe_unfinished(game, catalog)) for game in games]
 
 
 def values_for(game: str, given: dict[str, Any], folder: Path | None = None) -> SetupValues:

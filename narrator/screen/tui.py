@@ -24,7 +24,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Digits, ProgressBar, Static
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, Live
+from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live
 from narrator.rules.core import Prompt, PublicView, phase_kind
 from narrator.voice.catalog import Catalog, load_catalog
 
@@ -41,6 +41,7 @@ FIXED_ROWS, LIVE_ROWS, SECRET_FRAME, PAGE_ROWS = 1 + 3 + 3 + 2, 6, 4, 8
 # is awake.
 PAUSE_KEYS = frozenset({"p", "P", "з", "З"})
 REPEAT_KEYS = frozenset({"r", "R", "к", "К"})
+UNDO_KEYS = frozenset({"u", "U", "г", "Г"})  # take back the last day answer (the table asks)
 
 
 class PausableClock:
@@ -94,7 +95,7 @@ class TuiKeys:
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys, and the keypad's menu: 1 pause, 2 repeat, 0 stop.
+    """The keys, and the keypad's menu: 1 pause, 2 repeat, 3 take back, 0 stop.
 
     The same key closes it (``?``, Esc, Enter, q, or the keypad's ``/``).
     """
@@ -107,10 +108,11 @@ class HelpScreen(ModalScreen[None]):
         stop: Callable[[], None] | None = None,
         pause: Callable[[], None] | None = None,
         repeat: Callable[[], None] | None = None,
+        undo: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.text = text
-        self.menu = {"0": stop, "1": pause, "2": repeat}
+        self.menu = {"0": stop, "1": pause, "2": repeat, "3": undo}
 
     def on_key(self, event: Any) -> None:
         event.stop()  # the table behind must not take this press (it would reopen the help)
@@ -171,7 +173,7 @@ class TableApp(App[int]):
     #narrator { height: 3; content-align: center middle; text-style: bold; color: #f0e6c8; }
     #table { height: 3; content-align: center middle; }
     #live { height: auto; padding: 0 2; }
-    #label { height: 1; content-align: center middle; }
+    #label { height: auto; content-align: center middle; }
     #countdown { width: 100%; }
     #typed { width: auto; }
     #reason { height: 1; color: #ff8a80; content-align: center middle; }
@@ -309,12 +311,15 @@ class TableApp(App[int]):
                 stop=lambda: self.keys.press(INTERRUPT),
                 pause=self.toggle_pause,
                 repeat=self.repeat,
+                undo=lambda: self.keys.press(UNDO),
             )
             self.call_later(self.push_screen, help_screen)
         elif key in PAUSE_KEYS:
             self.toggle_pause()
         elif key in REPEAT_KEYS:
             self.repeat()
+        elif key in UNDO_KEYS:
+            self.keys.press(UNDO)  # the table asks first; at night it does nothing
         elif key == "escape":
             self.keys.press(INTERRUPT)
         elif key == "enter":
@@ -367,9 +372,7 @@ class TableApp(App[int]):
         width, height = self.needed_size()
         size = size or self.size
         too_small = size.width < width or size.height < height
-        self.query_one("#small", Static).update(
-            self.t("tui.too_small", width=width, height=height)
-        )
+        self.query_one("#small", Static).update(self.t("tui.too_small", width=width, height=height))
         self.screen_stack[0].set_class(too_small, "tiny")
 
     # --- what the Screen port does, in the app's thread ------------------------------------

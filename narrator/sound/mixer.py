@@ -101,6 +101,17 @@ class Mixer:
         with self._lock:
             return self._current is not None or bool(self._queue)
 
+    def restart_speech(self) -> None:
+        """The line being said starts again from its first sample.
+
+        For a sound device that went away in the middle of a line: the table did
+        not hear its end, so it hears the whole line once the device is back.
+        """
+        with self._lock:
+            if self._current is not None:
+                token, samples, _ = self._current
+                self._current = (token, samples, 0)
+
     # --- rendering (one thread) -----------------------------------------------------------
 
     def pause(self, on: bool) -> None:

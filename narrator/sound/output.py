@@ -6,6 +6,11 @@ allocation, no lock, no printing) and counts underruns. Offline, a virtual clock
 advances the mixer by exactly the time the host waits, faster than real time. A file
 takes the format its name ends in (``narrator.sound.narration``).
 
+A sound device that goes away in the middle of a game (unplugged, its sound
+server stopped or suspended) is noticed by its callback falling silent: the
+mixer then stands still, ``DeviceOutput.problem()`` says why, and the device is
+opened again until it plays; the host decides meanwhile what the table sees.
+
 The virtual clock counts whole frames: its time is ``frame / rate``, and a wait
 ends on the first frame at or after the time waited for, at least one frame
 later. So a wait for a window end that lies a rounding error after the clock
@@ -34,6 +39,12 @@ from narrator.sound.narration import NarrationFile, default_name
 _LOGGER = logging.getLogger(__name__)
 
 BLOCK = 480  # 10 ms at 48 kHz
+# A stream whose callback has not run this long has lost its device. An idle PulseAudio
+# sink wakes up in blocks of up to 2 s, so a shorter wait would see ghosts.
+LOST_S = 3.0
+RETRY_S = 1.0  # how often a lost device is opened again
+BACK_S = 0.5  # a reopened device is back once it has played this much (more than it buffers)
+PROBE_S = 5.0  # a reopened stream that has not played BACK_S by then is opened anew
 
 
 class Playback:
@@ -207,20 +218,77 @@ def quiet_alsa() -> None:
     alsa.snd_lib_error_set_handler(_ALSA_HANDLER)
 
 
+_NATIVE_STDERR: dict[str, Any] = {}  # the C library's stderr, while it is quieted
+_QUIETED = [0]  # how many open devices want it quiet
+_QUIET_LOCK = threading.Lock()
+
+
+def quiet_native_stderr(on: bool) -> None:
+    """Keep PortAudio's own failure messages off the terminal while a device is open.
+
+    A device that goes away makes PortAudio print «Expression … failed» lines to the
+    C library's ``stderr``, which is the full-screen table's own output, and every
+    attempt to open it again prints more. Python's ``sys.stderr`` is not touched: only
+    what C code prints is dropped, and the output reports the fault itself (``problem``).
+    Calls nest: each ``True`` is undone by one ``False``.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with _QUIET_LOCK:
+        _QUIETED[0] = max(0, _QUIETED[0] + (1 if on else -1))
+        try:
+            libc = ctypes.CDLL(None)
+            stderr = ctypes.c_void_p.in_dll(libc, "stderr")
+        except (OSError, ValueError):
+            return  # not a C library we know: leave it be
+        if _QUIETED[0] > 0 and "saved" not in _NATIVE_STDERR:
+            libc.fopen.restype = ctypes.c_void_p
+            libc.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+            null = _NATIVE_STDERR.get("null") or libc.fopen(b"/dev/null", b"w")
+            if not null:
+                return
+            _NATIVE_STDERR["null"] = null
+            _NATIVE_STDERR["saved"] = stderr.value
+            stderr.value = null
+        elif _QUIETED[0] == 0 and "saved" in _NATIVE_STDERR:
+            stderr.value = _NATIVE_STDERR.pop("saved")
+
+
 class DeviceOutput:
-    """The default sound card, fed from the mixer through a ring buffer."""
+    """The default sound card, fed from the mixer through a ring buffer.
+
+    A device that goes away stops the mixer where it is; the line being said will
+    start again from its beginning. The device is opened again every RETRY_S, and
+    counts as back once it has played BACK_S of silence (not just filled its own
+    buffer). ``go_silent`` gives up on it: the mix is then paced by the clock and
+    dropped, for the rest of the game.
+    """
 
     def __init__(self, mixer: Mixer, ahead_s: float = 0.15) -> None:
         self.mixer = mixer
         self.playback = Playback(mixer)
         self.ahead = max(BLOCK * 2, round(ahead_s * mixer.rate))
         self._ring = np.zeros((mixer.rate, MIX_CHANNELS), dtype=np.float32)  # 1 s
+        self._quiet = np.zeros((BLOCK, MIX_CHANNELS), dtype=np.float32)
         self._write = 0  # frames written (producer)
         self._read = 0  # frames read (callback)
         self.underruns = 0
+        self.losses = 0  # how often the device went away
         self._running = False
+        self._stopping = False
         self._stream: Any = None
+        self._stream_lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._sd: Any = None
+        self._quieted = False
+        self._problem: str | None = None  # why the device plays nothing (None: it plays)
+        self._silent = False
+        self._last_call = 0.0  # when the callback last ran (time.monotonic)
+        self._ended = False  # the stream ended by itself
+        self._opened_at = 0.0
+        self._read_at_open = 0
+        self._retry_at = 0.0
+        self._paced_from: tuple[float, int] | None = None
 
     def start(self) -> None:
         import sounddevice as sd
@@ -229,36 +297,83 @@ class DeviceOutput:
         if problem is not None:
             raise ConfigError(f"{problem}: use --output {default_name('FILE')} to render to a file")
         quiet_alsa()
+        self._sd = sd
         self._running = True
         self._fill()
+        try:
+            self._open()
+        except sd.PortAudioError as error:
+            self._running = False
+            raise ConfigError(f"cannot open the sound output: {error}") from None
+        quiet_native_stderr(True)
+        self._quieted = True
         self._thread = threading.Thread(target=self._produce, name="mixer", daemon=True)
         self._thread.start()
-        try:
-            self._stream = sd.OutputStream(
+
+    def problem(self) -> str | None:
+        """Why the device plays nothing now (None: it plays, or the table chose silence)."""
+        return None if self._silent else self._problem
+
+    @property
+    def silent(self) -> bool:
+        return self._silent
+
+    def go_silent(self) -> None:
+        """Play on without the device: the mix is rendered at the clock's pace and dropped."""
+        self._silent = True
+
+    def stop(self) -> None:
+        self._stopping = True
+        if self._problem is None and not self._silent:
+            self._close(drain=True)  # the stream first: the ring is fed to the last block
+        self._running = False
+        if self._thread is not None:
+            self._thread.join(timeout=RETRY_S + 1)
+        self._close()
+        if self._quieted:
+            self._quieted = False
+            quiet_native_stderr(False)
+
+    def _open(self) -> None:
+        with self._stream_lock:
+            self._ended = False
+            stream = self._sd.OutputStream(
                 samplerate=self.mixer.rate,
                 channels=MIX_CHANNELS,
                 dtype="float32",
                 blocksize=BLOCK,
                 callback=self._callback,
+                finished_callback=self._finished,
             )
-            self._stream.start()
-        except sd.PortAudioError as error:
-            self._running = False
-            raise ConfigError(f"cannot open the sound output: {error}") from None
+            self._last_call = self._opened_at = time.monotonic()
+            self._read_at_open = self._read
+            try:
+                stream.start()
+            except self._sd.PortAudioError:
+                stream.close()
+                raise
+            self._stream = stream
 
-    def stop(self) -> None:
-        if self._stream is not None:  # the stream first: the ring is fed to the last block
-            self._stream.stop()
-            self._stream.close()
-            self._stream = None
-        self._running = False
-        if self._thread is not None:
-            self._thread.join(timeout=1)
+    def _close(self, *, drain: bool = False) -> None:
+        """Stop the stream: played to its end (``drain``), or at once (a device that is gone
+        may never play its end: waiting for it would hang)."""
+        with self._stream_lock:
+            stream, self._stream = self._stream, None
+            if stream is None:
+                return
+            try:
+                if drain:
+                    stream.stop()
+                else:
+                    stream.abort()
+                stream.close()
+            except self._sd.PortAudioError as error:
+                _LOGGER.info("closing the sound output: %s", error)
 
-    def _fill(self) -> None:
+    def _fill(self, *, quiet: bool = False) -> None:
         size = len(self._ring)
         while self._write - self._read < self.ahead:
-            block = self.mixer.render(BLOCK)
+            block = self._quiet if quiet else self.mixer.render(BLOCK)
             start = self._write % size
             first = min(BLOCK, size - start)
             self._ring[start : start + first] = block[:first]
@@ -267,8 +382,69 @@ class DeviceOutput:
 
     def _produce(self) -> None:
         while self._running:
-            self._fill()
-            time.sleep(BLOCK / self.mixer.rate / 4)
+            if self._silent:
+                self._pace()
+            elif self._problem is None:
+                self._fill()
+                if not self._stopping:
+                    self._watch()
+                time.sleep(BLOCK / self.mixer.rate / 4)
+            elif not self._stopping:
+                self._recover()
+            else:
+                time.sleep(BLOCK / self.mixer.rate)
+
+    def _watch(self) -> None:
+        """A stream that ended by itself, or whose callback stopped, has lost its device."""
+        if self._ended:
+            self._lose("the sound device stopped")
+        elif time.monotonic() - self._last_call > LOST_S:
+            self._lose(f"the sound device played nothing for {LOST_S:g} s")
+
+    def _lose(self, reason: str) -> None:
+        _LOGGER.info("sound output lost: %s", reason)
+        self._close()
+        self._write = self._read  # what was queued for the device is dropped ...
+        self.mixer.restart_speech()  # ... and the line it was part of starts again
+        self.losses += 1
+        self._retry_at = time.monotonic() + RETRY_S
+        self._problem = reason
+
+    def _recover(self) -> None:
+        """Open the device again; it is back once it has played BACK_S of silence."""
+        now = time.monotonic()
+        if self._stream is None:
+            if now < self._retry_at:
+                time.sleep(min(0.05, self._retry_at - now))
+                return
+            try:
+                self._open()
+            except self._sd.PortAudioError as error:
+                _LOGGER.debug("the sound output is still gone: %s", error)
+                self._retry_at = now + RETRY_S
+                return
+        self._fill(quiet=True)  # the game stands still: nothing of it is played yet
+        if not self._ended and self._read - self._read_at_open >= BACK_S * self.mixer.rate:
+            _LOGGER.info("sound output back")
+            self._last_call = time.monotonic()
+            self._problem = None
+            return
+        if self._ended or now - self._opened_at > PROBE_S:
+            self._close()
+            self._retry_at = now + RETRY_S
+        time.sleep(BLOCK / self.mixer.rate / 4)
+
+    def _pace(self) -> None:
+        """Silence chosen: the mixer moves on in real time and its blocks go nowhere."""
+        if self._stream is not None:
+            self._close()
+        if self._paced_from is None:
+            self._paced_from = (time.monotonic(), self.mixer.frame)
+        since, first = self._paced_from
+        due = first + round((time.monotonic() - since) * self.mixer.rate)
+        while self.mixer.frame + BLOCK <= due:
+            self.mixer.render(BLOCK)
+        time.sleep(BLOCK / self.mixer.rate)
 
     def wait_started(self, timeout: float = 5.0) -> bool:
         """True once the device has pulled its first block (an idle sink may be slow)."""
@@ -277,7 +453,11 @@ class DeviceOutput:
             time.sleep(0.005)
         return self._read > 0
 
+    def _finished(self) -> None:
+        self._ended = True
+
     def _callback(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
+        self._last_call = time.monotonic()
         size = len(self._ring)
         available = self._write - self._read
         take = min(frames, available)

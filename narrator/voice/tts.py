@@ -228,15 +228,20 @@ def _rank(voice: VoiceInfo, lang: str) -> tuple[int, int, str]:
     return (mbrola, place, voice.id)
 
 
+def is_named(voice: VoiceInfo, wanted: str) -> bool:
+    """Whether ``wanted`` names ``voice`` (its id, its driver's id or its name)."""
+    key = wanted.strip().casefold()
+    return key in (voice.id.casefold(), voice.native_id.casefold(), voice.name.casefold())
+
+
 def choose_voice(
     lang: str, wanted: str | None = None, voices: Sequence[VoiceInfo] | None = None
 ) -> VoiceInfo:
     """The voice for ``lang``: ``wanted`` (id, driver id or name) when it exists, else the best."""
     voices = list_voices() if voices is None else voices
     if wanted:
-        key = wanted.strip().casefold()
         for voice in voices:
-            if key in (voice.id.casefold(), voice.native_id.casefold(), voice.name.casefold()):
+            if is_named(voice, wanted):
                 if voice.lang != lang:
                     _LOGGER.warning("voice %s speaks %r, not %r", voice.id, voice.lang, lang)
                 return voice

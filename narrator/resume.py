@@ -1,0 +1,127 @@
+"""Continuing a game: what a record says was already played, as steps to replay.
+
+A game is its script plus the answers the table gave, so a stopped, crashed or
+killed game is continued by playing the same script again from the start, with
+the same deal and the same seed, and feeding it the recorded outcome of every
+step that waited for the table — silently, without a sound, a window or a
+secret — until the first step the record did not finish. That one is played
+live: an open window is run again from its start with its full length (and a
+secret is shown again only inside its owner's window), a speech starts again, a
+vote is asked again. Undo is the same replay, cut before the answer taken back.
+
+The record's ``done`` events are those outcomes, in order (:class:`Done`):
+``reply`` (an answer, or none, at a prompt or a timer), ``window`` (a wake
+window ran to its end) and ``dealt`` (a player saw his card). An ``undo``
+event keeps only the first ``keep`` of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from narrator.rules.answers import Answer, answer_from_json, answer_to_json
+from narrator.rules.core import phase_kind
+from narrator.rules.errors import ConfigError, NarratorError
+
+DoneKind = Literal["reply", "window", "dealt"]
+
+
+@dataclass(frozen=True)
+class Done:
+    """One finished step that waited for the table: its kind, its id, its outcome."""
+
+    kind: DoneKind
+    id: str
+    answer: Answer | None = None
+    phase: str = ""
+
+    def to_event(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "answer": answer_to_json(self.answer)}
+
+    @staticmethod
+    def from_event(event: Mapping[str, Any], phase: str) -> Done:
+        kind = event.get("kind")
+        if kind not in ("reply", "window", "dealt"):
+            raise ConfigError(f"the record has an unknown step {kind!r}")
+        try:
+            answer = answer_from_json(event.get("answer"))
+        except NarratorError as error:
+            raise ConfigError(f"the record has a broken answer: {error}") from None
+        return Done(kind, str(event.get("id", "")), answer, phase)
+
+    @property
+    def public(self) -> bool:
+        """A day answer the table may take back (a vote, a count, a nomination…)."""
+        return self.kind == "reply" and phase_kind(self.phase) != "night" and self.id != ""
+
+
+class Mismatch(ConfigError):
+    """The record does not fit the game's script (another version of the rules?)."""
+
+
+def replayed(events: Iterable[Mapping[str, Any]]) -> list[Done]:
+    """The steps of a record to replay: every ``done``, less what an ``undo`` took back,
+    less whatever was answered inside a window the record left open."""
+    done: list[Done] = []
+    phase = ""
+    open_at: int | None = None  # the steps before the window that never closed
+    for event in events:
+        kind = event.get("event")
+        if kind == "phase":
+            phase = str(event.get("id", ""))
+        elif kind == "window":
+            open_at = len(done)
+        elif kind == "done":
+            step = Done.from_event(event, phase)
+            done.append(step)
+            if step.kind == "window":
+                open_at = None
+        elif kind == "undo":
+            keep = event.get("keep")
+            if not isinstance(keep, int) or not 0 <= keep <= len(done):
+                raise ConfigError(f"the record has a broken undo: {keep!r}")
+            del done[keep:]
+            open_at = None
+    return done if open_at is None else done[:open_at]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A game that did not reach its end: enough to list it and to continue it."""
+
+    path: Path
+    game: str
+    players: int
+    lang: str
+    phase: str
+    started: str  # as the record names it: YYYYMMDD-HHMMSS
+    start: Mapping[str, Any]  # the record's start event: seed, options, deal
+    steps: Sequence[Done]
+    lost: bool  # the record could not be written to the end (a full disk)
+
+
+def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
+    """What a record holds, or None when its game has ended (or never started)."""
+    if not events or events[0].get("event") != "start":
+        return None
+    if any(e.get("event") == "end" for e in events):
+        return None
+    start = events[0]
+    phases = [str(e["id"]) for e in events if e.get("event") == "phase" and "id" in e]
+    deal = start.get("deal")
+    if not isinstance(deal, Mapping) or not isinstance(deal.get("seats"), list):
+        raise ConfigError(f"{path.name}: the record has no deal")
+    return Unfinished(
+        path=path,
+        game=str(start.get("game", "")),
+        players=int(start.get("players") or len(deal["seats"])),
+        lang=str(start.get("lang", "ru")),
+        phase=phases[-1] if phases else "setup",
+        started=path.name[:15],
+        start=start,
+        steps=replayed(events),
+        lost=any(e.get("event") == "lost" for e in events),
+    )

@@ -1,0 +1,310 @@
+"""Resume and undo: a game killed at any moment continues where it stopped with
+nothing lost, and a day answer can be taken back.
+
+The table loop runs with a fake clock and a fake keypad whose answers depend only
+on the prompt (so an interrupted game and its uninterrupted twin get the same
+answers). "Killing" raises out of the keypad at a chosen read: the record then
+holds exactly the events written before it, as a record fsync'ed per event does
+after SIGKILL.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import random
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from narrator.app import rules_rng, stream
+from narrator.host.table import Rewind, TableDriver
+from narrator.ports import ENTER, UNDO, Attempt
+from narrator.record import GameRecord
+from narrator.resume import replayed, unfinished
+from narrator.rules import codec
+from narrator.rules.core import Deal, Prompt, shuffled_deal
+from narrator.rules.registry import get_variant, make_switches
+from narrator.voice.catalog import load_catalog
+from tests.harness import FakeClock, RecordingScreen, SilentVoice
+
+SHORT = {"discussion_s": 5.0, "speech_s": 5.0}
+
+
+class Killed(BaseException):
+    """The power went out."""
+
+
+class PolicyKeys:
+    """A fake keypad whose answer to a prompt depends only on the prompt (and a salt)."""
+
+    def __init__(self, clock: FakeClock, salt: str, kill_at: int | None = None) -> None:
+        self.clock = clock
+        self.salt = salt
+        self.kill_at = kill_at
+        self.reads = 0
+        self.queue: deque[str] = deque()
+
+    def expect(self, prompt: Prompt | None) -> None:
+        self.queue.clear()
+        if prompt is None or prompt.calls or not prompt.options:
+            return
+        digest = hashlib.sha256(f"{self.salt}/{prompt.id}".encode()).digest()
+        option = prompt.options[digest[0] % len(prompt.options)]
+        for entry in codec.to_keys(option, prompt):
+            self.queue.extend([*entry, ENTER])
+
+    def read(self, timeout: float) -> str | Attempt | None:
+        self.reads += 1
+        if self.kill_at is not None and self.reads >= self.kill_at:
+            raise Killed
+        if self.queue:
+            return self.queue.popleft()
+        if timeout <= 0:
+            return None  # nothing typed: a poll of the keys ends
+        self.clock.sleep(min(timeout, 0.5))
+        return ENTER  # ends a speech, shows and hides a card; inert elsewhere
+
+
+def table(
+    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None
+) -> TableDriver:
+    return TableDriver(
+        load_catalog("ru"),
+        record,
+        voice=SilentVoice(),
+        screen=screen or RecordingScreen(),
+        keys=keys,
+        clock=keys.clock,
+        answer_s=5,
+        replay=replay,
+    )
+
+
+def setup(game: str, players: int, seed: int) -> tuple[Any, Any, Deal]:
+    variant = get_variant(game)
+    fields = variant.switches.model_fields
+    switches = make_switches(variant, {k: v for k, v in SHORT.items() if k in fields})
+    deal = shuffled_deal(variant.composition(players, switches), players, stream(seed, "deal"))
+    return variant, switches, deal
+
+
+def play(game: str, players: int, seed: int, kill_at: int | None = None) -> tuple[GameRecord, int]:
+    variant, switches, deal = setup(game, players, seed)
+    clock = FakeClock()
+    keys = PolicyKeys(clock, f"{game}{seed}", kill_at)
+    record = GameRecord()
+    record.start(
+        game=game,
+        deal={"seats": list(deal.seats), "center": list(deal.center)},
+        players=players,
+        seed=seed,
+    )
+    driver = table(record, keys)
+    with contextlib.suppress(Killed):
+        driver.run(variant.new_game(deal, switches, rules_rng(seed)))
+    return record, keys.reads
+
+
+def resume(game: str, players: int, seed: int, events: list[dict[str, Any]]) -> GameRecord:
+    variant, switches, deal = setup(game, players, seed)
+    stopped = unfinished(pathlike(), events)
+    assert stopped is not None, "an interrupted record must be resumable"
+    keys = PolicyKeys(FakeClock(), f"{game}{seed}")
+    record = GameRecord()
+    record.start(game=game, deal={"seats": list(deal.seats)}, players=players, seed=seed)
+    table(record, keys, stopped.steps).run(variant.new_game(deal, switches, rules_rng(seed)))
+    return record
+
+
+def pathlike() -> Any:
+    from pathlib import Path
+
+    return Path("20261201-120000-000000-game.jsonl")
+
+
+def summary(record: GameRecord) -> dict[str, Any]:
+    """What must survive a kill: the outcome, who left and why, every secret shown."""
+    events = record.events
+    end = next(e for e in events if e["event"] == "end")
+    return {
+        "winner": end["winner"],
+        "reveal": end["reveal"],
+        "eliminated": [
+            (e["seat"], e["phase"], e["cause"]) for e in events if e["event"] == "eliminated"
+        ],
+        "secrets": [(e["prompt"], e["to"], e["shown"]) for e in events if e["event"] == "secret"],
+        # A timer's warnings and «Время вышло» depend on how long it ran: not replayed.
+        "said": [
+            e["text"]
+            for e in events
+            if e["event"] == "say"
+            and e["key"] != "screen.resumed_game"
+            and not e["key"].startswith("timer.")
+            and e["key"]
+        ],
+    }
+
+
+GAMES = [("onenight", 5), ("halloween", 8), ("sport_mafia", 10), ("alliance", 10)]
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_game_killed_at_random_moments_resumes_to_the_same_end(game: str, players: int) -> None:
+    seed = 7
+    whole, reads = play(game, players, seed)
+    wanted = summary(whole)
+    moments = random.Random(f"{game}-kills").sample(range(1, reads), min(100, reads - 1))
+    for moment in moments:
+        cut, _ = play(game, players, seed, kill_at=moment)
+        assert not any(e["event"] == "end" for e in cut.events)
+        resumed = resume(game, players, seed, cut.events)
+        got = summary(resumed)
+        assert got["winner"] == wanted["winner"], f"killed at read {moment}"
+        assert got["reveal"] == wanted["reveal"]
+        assert got["eliminated"] == wanted["eliminated"], f"killed at read {moment}"
+        assert got["secrets"] == wanted["secrets"], f"killed at read {moment}"
+        # Replayed lines are recorded again, silently: the record is the whole game's.
+        assert [s for s in got["said"]][: len(wanted["said"])] == wanted["said"][: len(got["said"])]
+
+
+def test_an_open_window_is_run_again_from_its_start() -> None:
+    """Killed inside a night window: the window comes again with its full length, and its
+    secret is shown again inside it — and only there."""
+    game, players, seed = "alliance", 10, 3
+    whole, _ = play(game, players, seed)
+    windows = [e for e in whole.events if e["event"] == "window"]
+    assert windows
+    for kill_at in range(1, 2000, 37):
+        cut, _ = play(game, players, seed, kill_at=kill_at)
+        opened = [e for e in cut.events if e["event"] == "window"]
+        closed = [e for e in cut.events if e["event"] == "window_end"]
+        if len(opened) > len(closed):  # killed inside this window
+            break
+    else:
+        pytest.fail("no kill moment fell inside a window")
+    open_window = opened[-1]
+    steps = replayed(cut.events)
+    assert sum(1 for s in steps if s.kind == "window") == len(closed)
+    resumed = resume(game, players, seed, cut.events)
+    after = resumed.events[
+        next(i for i, e in enumerate(resumed.events) if e["event"] == "resumed") :
+    ]
+    again = next(e for e in after if e["event"] == "window")
+    assert again["prompt"] == open_window["prompt"] and again["seconds"] == open_window["seconds"]
+
+
+def test_a_day_answer_can_be_taken_back_and_the_record_keeps_both() -> None:
+    """Sport mafia, day 1: the second voter's prompt is open; / 3 then 1 takes back the
+    first answer given by day, the question comes again, a new answer is given."""
+    game, players, seed = "sport_mafia", 10, 5
+    variant, switches, deal = setup(game, players, seed)
+    clock = FakeClock()
+    keys = PolicyKeys(clock, "undo")
+    screen = RecordingScreen()
+    record = GameRecord()
+    driver = table(record, keys, screen=screen)
+    original = keys.expect
+    state = {"asked": 0, "undone": False}
+
+    def expect(prompt: Prompt | None) -> None:
+        original(prompt)
+        if prompt is None or prompt.tag.by_night:
+            return
+        state["asked"] += 1
+        if state["asked"] == 2 and not state["undone"]:
+            state["undone"] = True
+            keys.queue = deque([UNDO, "1"])
+
+    keys.expect = expect  # type: ignore[method-assign]
+    game_ = variant.new_game(deal, switches, rules_rng(seed))
+    with pytest.raises(Rewind) as back:
+        driver.run(game_)
+    first_day = next(d for d in driver.done if d.public and d.answer is not None)
+    assert back.value.taken == first_day
+    assert any("Отменить ответ" in line for line in screen.lines)
+
+
+def test_undo_replays_to_the_question_and_goes_on() -> None:
+    """The whole loop of the app: the answer taken back, said aloud, asked again."""
+    from narrator.app import Prepared, RewindingTable, TablePorts, TableSettings
+
+    game, players, seed = "sport_mafia", 10, 5
+    variant, switches, deal = setup(game, players, seed)
+    clock = FakeClock()
+    keys = PolicyKeys(clock, "undo-app")
+    screen = RecordingScreen()
+    record = GameRecord()
+    original = keys.expect
+    state = {"day": 0, "undone": 0}
+
+    def expect(prompt: Prompt | None) -> None:
+        original(prompt)
+        if prompt is None or prompt.tag.by_night:
+            return
+        state["day"] += 1
+        if state["day"] == 3 and not state["undone"]:
+            state["undone"] = 1
+            keys.queue = deque([UNDO, "1"])
+
+    keys.expect = expect  # type: ignore[method-assign]
+    settings = TableSettings(game=game, players=players, answer_s=5)
+    prepared = Prepared(variant, switches, deal, load_catalog("ru"), seed, players)
+    ports = TablePorts(keys=keys, voice=SilentVoice(), sound=None, clock=clock)  # type: ignore[arg-type]
+    rewinding = RewindingTable(settings, prepared, record, screen, ports)
+    rewinding.play()
+    kinds = [e["event"] for e in record.events]
+    assert "undo" in kinds and "end" in kinds
+    undone = [e for e in record.events if e["event"] == "say" and e["key"] == "screen.undone"]
+    assert len(undone) == 1 and "отменён" in undone[0]["text"]
+    events = record.events
+    assert unfinished(pathlike(), [{"event": "start", "deal": {"seats": []}}, *events]) is None
+
+
+def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path) -> None:
+    """A killed onenight game in the record folder: «Продолжить игру» lists it; chosen and
+    started, the game goes on from its first unfinished step, without dealing again."""
+    import asyncio
+
+    from textual.widgets import Select
+
+    from narrator.app import TableSettings
+    from narrator.host.journal import Journal, unfinished_records
+    from tests.test_tui import make_app, said, until
+
+    game, players, seed = "onenight", 5, 7
+    _, reads = play(game, players, seed)
+    cut, _ = play(game, players, seed, kill_at=reads // 2)
+    records = tmp_path / "records"
+    journal = Journal(records, game)
+    start = {**cut.events[0], "lang": "ru", "options": setup(game, players, seed)[1].model_dump()}
+    for event in [start, *cut.events[1:]]:
+        journal.append(event)
+    journal.close()
+    assert len(unfinished_records(records)) == 1
+    settings = TableSettings(game="halloween", record_dir=records, answer_s=5)
+    app = make_app(settings, tmp_path / "config")
+
+    async def main() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await until(pilot, lambda: bool(app.screen.query("#resume")))
+            choice = app.screen.query_one("#resume", Select)
+            choice.value = str(unfinished_records(records)[0])
+            await pilot.pause()
+            app.screen.query_one("#start").focus()
+            await pilot.pause()
+            await pilot.press("enter")
+            await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
+            await pilot.press("escape")
+            await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
+            await pilot.press("1")
+            await until(pilot, lambda: app.finished, 60)
+            await pilot.press("escape")
+
+    asyncio.run(main())
+    assert app.error is None
+    dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
+    done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
+    assert len(dealt) == players - done_deals  # only the cards not yet seen are dealt

@@ -1,0 +1,76 @@
+"""`narrator resume` after a real SIGKILL: the game is listed and continued to its end."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from narrator.host.journal import read_journal, unfinished_records
+
+NARRATOR = [sys.executable, "-m", "narrator.cli"]
+DEMO = ["--demo", "--text", "--silent"]
+
+
+def env(tmp: Path) -> dict[str, str]:
+    """The test session's private config, state and data folders (tests/conftest.py): the
+    sealed record's key is where this process can read it too."""
+    return {**os.environ}
+
+
+def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
+    records = tmp_path / "records"
+    child = subprocess.Popen(
+        [*NARRATOR, "play", "sport_mafia", *DEMO, "--seed", "3", "--record-dir", str(records)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env(tmp_path),
+    )
+    # Kill once the game is well into the night: the record has played steps in it.
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        found = unfinished_records(records) if records.is_dir() else []
+        if found:
+            events = read_journal(found[0])
+            if sum(1 for e in events if e["event"] == "done") >= 12:
+                break
+        assert child.poll() is None, "the demo game ended before it could be killed"
+        time.sleep(0.5)
+    else:
+        raise AssertionError("the record never showed a dozen played steps")
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+
+    listing = subprocess.run(
+        [*NARRATOR, "resume", "--list", "--record-dir", str(records)],
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        timeout=120,
+    )
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("1  ") and "10 игроков" in lines[0]
+
+    resumed = subprocess.run(
+        [*NARRATOR, "resume", "--record-dir", str(records), "--demo", "--text", "--silent"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env(tmp_path),
+        timeout=900,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "Продолжаем игру с того места, где остановились" in resumed.stdout
+    assert unfinished_records(records) == []  # the old record is retired, the new one ended
+    plain = sorted(records.glob("*.jsonl"))
+    assert len(plain) == 1
+    events = [json.loads(line) for line in plain[0].read_text("utf-8").splitlines()]
+    assert events[0]["event"] == "start" and events[0]["resumed_from"]
+    assert any(e["event"] == "resumed" for e in events)
+    assert any(e["event"] == "end" for e in events)

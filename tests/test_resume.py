@@ -308,3 +308,55 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
     dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
     done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
     assert len(dealt) == players - done_deals  # only the cards not yet seen are dealt
+
+
+class FirstLive(PolicyKeys):
+    """Stops at the first prompt asked live (after the replay), noting which it was."""
+
+    def __init__(self, clock: FakeClock, salt: str) -> None:
+        super().__init__(clock, salt)
+        self.asked: str | None = None
+
+    def expect(self, prompt: Prompt | None) -> None:
+        if prompt is not None:
+            self.asked = prompt.id
+            raise Killed
+        super().expect(prompt)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_every_kind_of_day_answer_can_be_taken_back(game: str, players: int) -> None:
+    """For each kind of day prompt of a whole game (a vote, a count, a nomination, a
+    candidacy, a badge…): cut before its answer, the replay returns to that very prompt,
+    with the table in the state it had then (the same seats gone)."""
+    seed = 11
+    variant, switches, deal = setup(game, players, seed)
+    keys = PolicyKeys(FakeClock(), f"{game}{seed}")
+    played = GameRecord()
+    driver = table(played, keys)
+    driver.run(variant.new_game(deal, switches, rules_rng(seed)))
+    gone_after: list[set[int]] = [set()]  # the seats gone once k steps were done
+    for event in played.events:
+        if event["event"] == "done":
+            gone_after.append(set(gone_after[-1]))
+        elif event["event"] == "eliminated":
+            gone_after[-1].add(event["seat"])
+    kinds: dict[str, int] = {}
+    for index, done in enumerate(driver.done):
+        action = done.id.split(".")[1] if "." in done.id else done.id
+        if done.public and done.answer is not None:
+            kinds.setdefault(action, index)
+    assert kinds, f"{game}: no day answer to take back"
+    for action, keep in kinds.items():
+        back = FirstLive(FakeClock(), f"{game}{seed}")
+        replay = table(GameRecord(), back, driver.done[:keep])
+        game_ = variant.new_game(deal, switches, rules_rng(seed))
+        with contextlib.suppress(Killed):
+            replay.run(game_)
+        taken = driver.done[keep].id.split(".")
+        asked = (back.asked or "").split(".")
+        # The same prompt, or the prompt of the same speech (d1.speech.1 → d1.nominate.1).
+        assert asked == taken or (asked[0], asked[-1]) == (taken[0], taken[-1]), (
+            f"{game}: {action} came back as {back.asked}"
+        )
+        assert {seat for seat, _ in game_.eliminated} == gone_after[keep], f"{game}: {action}"

@@ -324,16 +324,32 @@ def play_settings(args: argparse.Namespace) -> Any:
     settings.voice = None if args.silent else (args.voice or "auto")  # speak by default
     settings.silent = args.silent
     settings.text = args.text
-    if args.window is not None:
-        settings.options["window_s"] = args.window
-    if args.discussion is not None:
-        settings.options["discussion_s"] = args.discussion
+    for flag, switch, value in (
+        ("--window", "window_s", args.window),
+        ("--discussion", "discussion_s", args.discussion),
+    ):
+        if value is not None:
+            settings.options[switch] = value
+            _check_flag(args.game, flag, switch)
     settings.input = args.input or "keypad"
     settings.given = given_on_command_line(args)
     settings.asr_model = args.asr_model
     settings.input_device = args.input_device
     settings.push_to_talk = args.push_to_talk
     return settings
+
+
+def _check_flag(game: str, flag: str, switch: str) -> None:
+    """``--window``/``--discussion`` set a switch some games do not have: say which to use."""
+    from narrator.rules.registry import get_variant, known_names
+
+    if game not in known_names():
+        return  # the unknown game is reported on its own
+    fields = get_variant(game).switches.model_fields
+    if switch in fields:
+        return
+    lengths = ", ".join(f"-o {name}=S" for name in fields if name.endswith("_s"))
+    raise NarratorError(f"{flag}: {game} has no {switch}; its lengths are {lengths}")
 
 
 def given_on_command_line(args: argparse.Namespace) -> frozenset[str]:

@@ -164,3 +164,19 @@ def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     done = _cli(*args, stdin=subprocess.DEVNULL)
     line = _one_line_error(done)
     assert line.startswith("narrator") and "usage:" not in line
+
+
+def test_window_and_discussion_name_the_lengths_a_game_has() -> None:
+    """sport_mafia has no window_s, alliance no discussion_s: the flag typed is named."""
+    for game, flag in (("sport_mafia", "--window"), ("alliance", "--discussion")):
+        run = subprocess.run(
+            [sys.executable, "-m", "narrator.cli", "play", game, flag, "2", "--text", "--silent"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 2
+        lines = run.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"narrator: {flag}:"), lines
+        assert "-o speech_s=S" in lines[0]

@@ -216,16 +216,22 @@ def test_the_hunter_pause_looks_the_same_whoever_died() -> None:
     assert pause_screen(hunter[0], probe) == pause_screen(villager[0], probe)
 
 
-def claim_run(wolves: tuple[int, ...], typed: list[str | Attempt]) -> tuple[object, list[str]]:
-    """A speech of seat 3 with the explosion open; what it returned and what was said."""
+def claim_run(
+    wolves: tuple[int, ...], typed: list[str | Attempt], line_s: float = 0.0
+) -> tuple[object, list[str]]:
+    """A speech of seat 3 with the explosion open; what it returned and what was said.
+
+    Each line takes ``line_s`` seconds to say (a slow speech rate)."""
     from narrator.rules.alliance import explode_prompt
 
     interrupt = explode_prompt(Tag("d1", "speeches.explode"), 3, wolves, 12)
     said: list[str] = []
+    clock = FakeClock()
 
     class Voice:
         def say(self, key: str, text: str) -> None:
             said.append(text)
+            clock.sleep(line_s)
 
     got: list[object] = []
 
@@ -234,7 +240,7 @@ def claim_run(wolves: tuple[int, ...], typed: list[str | Attempt]) -> tuple[obje
         got.append((yield Timer(Tag("d1", "speech", 3), 30.0, 3, (), interrupt=interrupt)))
         return Outcome(None, "d1")
 
-    play_at_table(script(), ScriptedKeys(FakeClock(), typed), voice=Voice())
+    play_at_table(script(), ScriptedKeys(clock, typed), voice=Voice())
     return got[0], said
 
 
@@ -251,6 +257,12 @@ def test_a_confirmed_explosion_is_judged() -> None:
     confirmed: list[str | Attempt] = ["*", "8", ENTER, ENTER]
     assert claim_run((8,), confirmed)[0] == ExplodeAnswer(8, 3)
     assert claim_run((5,), confirmed)[0] is None  # he claimed it himself: refused
+
+
+def test_the_claimant_has_his_seconds_after_the_claim_line_however_slow_the_voice() -> None:
+    """The claim line itself takes 9 s (a slow rate): the 8 s to confirm start after it."""
+    confirmed: list[str | Attempt] = ["*", "8", ENTER, ENTER]
+    assert claim_run((8,), confirmed, line_s=9.0)[0] == ExplodeAnswer(8, 3)
 
 
 # --- timers and stopping (issue 12 #3, #11) ----------------------------------------------

@@ -325,8 +325,9 @@ class TableDriver(Driver):
             self.rejected(interrupt, text, error)
             entry.reason = self._reason
             return False
-        entry.claim, entry.claim_until = text, self._now() + CLAIM_S
+        entry.claim = text
         self.carry_out(Say(interrupt.claim, {"seat": claimant}))
+        entry.claim_until = self._now() + CLAIM_S  # from the end of the line, at any rate
         return False
 
     def _unconfirmed(self, entry: Entry) -> None:
@@ -417,8 +418,8 @@ class TableDriver(Driver):
         kind = phase_kind(phase)
         if kind == "night":
             self.sound.night(True)
-        elif kind == "day":
-            self.screen.clear()  # the day starts on a clean page
+        if kind in ("night", "day"):
+            self.screen.clear()  # a night or a day starts on a clean page
 
     def dawn(self) -> None:
         """The knocking bed stops after the line that ends the night."""

@@ -458,7 +458,7 @@ class TableApp(App[int]):
         self.show_clear()
         self.events.append(("end", title))
         self.query_one("#narrator", Static).update(title)
-        self.page_lines = list(lines)
+        self.page_lines = []  # the page keeps only what follows (the record's path)
         self.farewell = [title, *lines]
         self.screen_stack[0].remove_class("tiny")
         self.query_one("#log", TailLog).add_class("hidden")

@@ -503,8 +503,12 @@ def unfinished_games(folder: Path) -> list[Unfinished]:
     """The games in ``folder`` that did not reach their end, newest first."""
     from narrator.host.journal import unfinished_records
 
+    try:
+        paths = unfinished_records(folder) if folder.is_dir() else []
+    except OSError as error:
+        raise ConfigError(f"cannot read the record folder {folder}: {error.strerror}") from None
     games = []
-    for path in unfinished_records(folder) if folder.is_dir() else []:
+    for path in paths:
         try:
             found = unfinished(path, read_journal(path))
         except (OSError, ValueError, ConfigError):

@@ -482,7 +482,7 @@ def subcommand_line(rng: random.Random, folder: Path) -> list[str]:
     only with ``--text --silent`` (``resume`` with ``--demo`` too) and standard input
     closed; ``voice build``, ``voice record`` and ``mic-test`` always with one value
     that stops them before they render, record or listen; ``models download`` only
-    from a URL on this machine.
+    from a URL on this machine, into a folder of this run.
     """
     command = rng.choice(SUBCOMMANDS)
     argv = command.split()
@@ -540,8 +540,9 @@ def _bounded(command: str, argv: list[str], rng: random.Random, folder: Path) ->
         return rng.choice([["--variant", "chess"], ["--lang", "de"], ["--pack"]])
     if command == "mic-test":  # before a model loads or the microphone opens
         return ["--asr-model", rng.choice([str(folder), "/dev/null", str(folder / "none")])]
-    if command == "models download" and "--url" not in argv:
-        return ["--url", _argument("url", False, rng, folder)]
+    if command == "models download":  # never into the checkout's models/
+        where = [] if "--dir" in argv else ["--dir", str(folder / "models")]
+        return where + ([] if "--url" in argv else ["--url", _argument("url", False, rng, folder)])
     return []
 
 
@@ -567,18 +568,22 @@ def _alarm(_signum: int, _frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _harness() -> Iterator[None]:
-    """No keyboard, no sound card, no real waiting; everything put back afterwards."""
+def _harness(cwd: Path) -> Iterator[None]:
+    """No keyboard, no sound card, no real waiting, relative paths inside ``cwd``;
+    everything put back afterwards."""
     import narrator.app as app
 
     saved = (sys.stdin, app.RealClock, app.output_problem, signal.getsignal(signal.SIGALRM))
+    here = Path.cwd()
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - closed below
     app.RealClock = FastClock  # type: ignore[assignment,misc]
     app.output_problem = lambda: "no sound output device (fuzz run)"
     signal.signal(signal.SIGALRM, _alarm)
+    os.chdir(cwd)  # "--record-dir ~" makes a folder "~" here, not in the checkout
     try:
         yield
     finally:
+        os.chdir(here)
         sys.stdin.close()
         sys.stdin, app.RealClock, app.output_problem = saved[0], saved[1], saved[2]
         signal.signal(signal.SIGALRM, saved[3])
@@ -630,7 +635,9 @@ def run_inside(kind: str, argv: list[str], timeout: float) -> Outcome:
     return Outcome(kind, " ".join(argv), status, code, seconds, detail)
 
 
-def run_outside(kind: str, argv: list[str], timeout: float, memory_mb: int) -> Outcome:
+def run_outside(
+    kind: str, argv: list[str], timeout: float, memory_mb: int, cwd: Path = ROOT
+) -> Outcome:
     """The same as a real process, with its address space limited."""
     limit = memory_mb * 1024 * 1024
     boot = (
@@ -643,7 +650,7 @@ def run_outside(kind: str, argv: list[str], timeout: float, memory_mb: int) -> O
     try:
         done = subprocess.run(
             [sys.executable, "-c", boot, *argv],
-            cwd=ROOT,
+            cwd=cwd,
             capture_output=True,
             text=True,
             encoding="utf-8",
@@ -719,7 +726,9 @@ def _run_cases(
     more = random.Random(f"{rng.random()}/subcommands")  # the draws above stay as they were
     cases += [("subcommand", subcommand_line(more, folder)) for _ in range(commands)]
     real_time: set[int] = set()  # a game at the table: minutes of real time outside
-    with _harness():
+    cwd = folder / "cwd"
+    cwd.mkdir(exist_ok=True)
+    with _harness(cwd):
         for number, (kind, argv) in enumerate(cases):
             outcome = run_inside(kind, argv, timeout)
             report.add(outcome)
@@ -733,7 +742,7 @@ def _run_cases(
         if number not in real_time and not any("\0" in arg for arg in case[1])
     ]
     for kind, argv in rng.sample(quick, min(outside, len(quick))):
-        outcome = run_outside(f"{kind} subprocess", argv, timeout, memory_mb)
+        outcome = run_outside(f"{kind} subprocess", argv, timeout, memory_mb, cwd)
         report.add(outcome)
         if not quiet and outcome.status != "ok":
             print(f"[subprocess] {outcome.status}: {outcome.case}", flush=True)

@@ -101,6 +101,15 @@ def test_knocks_vary_and_the_bed_is_seeded() -> None:
     assert np.array_equal(one, two) and rms(one) > 0
 
 
+@pytest.mark.parametrize("density", [1e-320, 5e-324, 1e-300])
+def test_a_vanishing_knock_density_is_silence_not_an_overflow(density: float) -> None:
+    """``--knock-density 1e-320`` drew an infinite wait: OverflowError (scripts/fuzz_inputs.py)."""
+    bed = KnockBed(random.Random(3), density)
+    for _ in range(30):  # a double knock (a quarter of the gaps) may still come first
+        bed.render(MIX_RATE)
+    assert rms(bed.render(MIX_RATE)) == 0
+
+
 def test_virtual_clock_renders_exactly_the_time_waited() -> None:
     output = OfflineOutput(Mixer())
     clock = VirtualClock(output)

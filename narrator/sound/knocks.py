@@ -43,6 +43,9 @@ def knock_bank(rng: random.Random, count: int = 24, rate: int = MIX_RATE) -> lis
     return [knock(rng, rate) for _ in range(count)]
 
 
+NEVER = 10**12  # frames: eight months at 48 kHz, longer than any game
+
+
 class KnockBed:
     """An endless stream of knocks at ``density`` knocks per second on average.
 
@@ -59,14 +62,16 @@ class KnockBed:
         self._next = self._gap()
 
     def _gap(self) -> int:
-        """Frames to the next knock: mostly Poisson, sometimes a quick double or triple."""
+        """Frames to the next knock: mostly Poisson, sometimes a quick double or triple.
+
+        At most NEVER frames: a density as small as 1e-320 draws an infinite wait."""
         if self.density <= 0:
-            return 10**12
+            return NEVER
         if self.rng.random() < 0.25:
             seconds = self.rng.uniform(0.08, 0.2)  # the same hand knocking again
         else:
             seconds = self.rng.expovariate(self.density)
-        return max(1, int(seconds * self.rate))
+        return max(1, int(min(seconds * self.rate, NEVER)))
 
     def render(self, frames: int) -> Samples:
         out = np.zeros((frames, MIX_CHANNELS), dtype=np.float32)

@@ -14,6 +14,7 @@ record replays as a scenario.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -52,6 +53,9 @@ from narrator.sound.output import (
     output_problem,
 )
 from narrator.voice.catalog import Catalog, load_catalog
+
+if TYPE_CHECKING:
+    from narrator.screen.tui import TableApp
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -135,6 +139,23 @@ class TableSettings:
     # The fields typed on the command line (they win over remembered ones); None for
     # settings made in code, where every field that differs from its default counts.
     given: frozenset[str] | None = None
+
+    def winning_fields(self) -> frozenset[str]:
+        """The fields that win over the remembered settings on the set-up screen.
+
+        Typed on the command line (``given``); for settings made in code, every field
+        that differs from its default, and the voice, since None in code means silent,
+        not "speak by default". ``--silent`` always wins over a remembered voice.
+        """
+        if self.given is not None:
+            fields = set(self.given)
+        else:
+            defaults = {f.name: f.default for f in dataclasses.fields(self)}
+            fields = {f for f, default in defaults.items() if getattr(self, f) != default}
+            fields.add("voice")
+        if self.silent:
+            fields.add("voice")
+        return frozenset(fields)
 
 
 @dataclass
@@ -634,8 +655,11 @@ def _spoken_game(
     return code
 
 
-def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
-    """The textual table: the set-up screen, then the game in a thread behind it."""
+def table_app(
+    settings: TableSettings, prepared: Prepared, config: Path | None = None
+) -> tuple[TableApp, dict[str, Speaking]]:
+    """The full-screen table as ``narrator play`` runs it: the set-up screen, then the game
+    in a thread behind it, speaking with knocks; the state holds what it speaks with."""
     from narrator.screen.setup import initial_values
     from narrator.screen.tui import PausableClock, TableApp, TuiScreen
 
@@ -666,8 +690,15 @@ def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
         clock,
         on_pause=pause,
         on_repeat=repeat,
-        setup=initial_values(settings),
+        setup=initial_values(settings, config),
+        config=config,
     )
+    return app, state
+
+
+def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
+    """The textual table: the set-up screen, then the game in a thread behind it."""
+    app, _ = table_app(settings, prepared)
     code = app.run()
     if app.error is not None:
         raise app.error

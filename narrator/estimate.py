@@ -252,14 +252,16 @@ class Stopwatch(Driver):
         self.seconds += DEAL_CARD_S
 
     def timer(self, step: Timer) -> Answer | None:
-        """The timer's full length; its prompt is answered during it. What is said while
-        it runs (its warnings, «4 принято») takes none of its own and is not played."""
+        """The timer's full length (``until_answer``: its answer's time); its prompt is
+        answered during it. What is said while it runs (its warnings, «4 принято») takes
+        none of its own and is not played."""
         answer = None
         if step.prompt is not None:
-            self._running = True
+            self._running = not step.until_answer  # the badge: its answer ends the timer
             answer = self.ask(step.prompt)
             self._running = False
-        self.seconds += step.seconds
+        if not step.until_answer:
+            self.seconds += step.seconds
         if step.expired is not None:
             self.carry_out(Say(step.expired))
         return answer

@@ -44,27 +44,10 @@ def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def pulse_audio() -> Iterator[dict[str, str]]:
     """A private PulseAudio server with null devices; PortAudio re-scanned to see them."""
-    import os
-
-    from tests.pulse import missing_tools, pulse_server
+    from tests.pulse import missing_tools, portaudio_on, pulse_server
 
     problem = missing_tools()
     if problem is not None:
         pytest.fail(problem)
-    with pulse_server() as env:
-        saved = {key: os.environ.get(key) for key in env}
-        os.environ.update(env)
-        import sounddevice
-
-        sounddevice._terminate()
-        sounddevice._initialize()
-        try:
-            yield env
-        finally:
-            sounddevice._terminate()
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-            sounddevice._initialize()
+    with pulse_server() as env, portaudio_on(env):
+        yield env

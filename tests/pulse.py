@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -132,3 +133,45 @@ def pulse_server() -> Iterator[dict[str, str]]:
         yield server.env
     finally:
         server.close()
+
+
+def _restart_portaudio() -> None:
+    """Make PortAudio scan the devices again (it reads them once, at start).
+
+    A test that failed half-way may leave a game thread with an open stream, and then
+    Pa_Terminate can block for good: it runs on a thread of its own, and a session whose
+    PortAudio cannot be restarted goes on with the old one rather than hanging.
+    """
+    import sounddevice
+
+    done = threading.Event()
+
+    def restart() -> None:
+        sounddevice._terminate()
+        sounddevice._initialize()
+        done.set()
+
+    threading.Thread(target=restart, name="portaudio-restart", daemon=True).start()
+    if not done.wait(60):
+        import warnings
+
+        warnings.warn(
+            "PortAudio did not restart (a stream left open by a failed test?)", stacklevel=2
+        )
+
+
+@contextmanager
+def portaudio_on(env: dict[str, str]) -> Iterator[None]:
+    """This process's PortAudio talks to the server of ``env`` until the block ends."""
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    _restart_portaudio()
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        _restart_portaudio()

@@ -13,7 +13,6 @@ plus the keys a test presses on the pause page.
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import sys
@@ -55,7 +54,7 @@ from narrator.sound.mixer import Mixer
 from narrator.sound.output import DeviceOutput
 from narrator.voice.catalog import load_catalog
 from tests.harness import events, record_in
-from tests.pulse import PulseServer, missing_tools
+from tests.pulse import PulseServer, missing_tools, portaudio_on
 from tests.test_audio_device import Recorder
 from tests.test_listen_vosk import korean_model_path, silence
 
@@ -79,24 +78,12 @@ def pulse() -> Iterator[PulseServer]:
     problem = missing_tools()
     if problem is not None:
         pytest.fail(problem)
-    import sounddevice
-
     server = PulseServer()
     server.start()
-    saved = {key: os.environ.get(key) for key in server.env}
-    os.environ.update(server.env)
-    sounddevice._terminate()
-    sounddevice._initialize()
     try:
-        yield server
+        with portaudio_on(server.env):
+            yield server
     finally:
-        sounddevice._terminate()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        sounddevice._initialize()
         server.close()
 
 

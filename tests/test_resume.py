@@ -196,6 +196,23 @@ def test_an_open_window_is_run_again_from_its_start() -> None:
     assert again["prompt"] == open_window["prompt"] and again["seconds"] == open_window["seconds"]
 
 
+def undo_at_day_prompt(keys: PolicyKeys, number: int) -> None:
+    """When the ``number``-th day prompt opens, the table presses / 3 then 1 (yes), once."""
+    original = keys.expect
+    state = {"asked": 0, "undone": False}
+
+    def expect(prompt: Prompt | None) -> None:
+        original(prompt)
+        if prompt is None or prompt.tag.by_night:
+            return
+        state["asked"] += 1
+        if state["asked"] == number and not state["undone"]:
+            state["undone"] = True
+            keys.queue = deque([UNDO, "1"])
+
+    keys.expect = expect  # type: ignore[method-assign]
+
+
 def test_a_day_answer_can_be_taken_back_and_the_record_keeps_both() -> None:
     """Sport mafia, day 1: the second voter's prompt is open; / 3 then 1 takes back the
     first answer given by day, the question comes again, a new answer is given."""
@@ -206,19 +223,7 @@ def test_a_day_answer_can_be_taken_back_and_the_record_keeps_both() -> None:
     screen = RecordingScreen()
     record = GameRecord()
     driver = table(record, keys, screen=screen)
-    original = keys.expect
-    state = {"asked": 0, "undone": False}
-
-    def expect(prompt: Prompt | None) -> None:
-        original(prompt)
-        if prompt is None or prompt.tag.by_night:
-            return
-        state["asked"] += 1
-        if state["asked"] == 2 and not state["undone"]:
-            state["undone"] = True
-            keys.queue = deque([UNDO, "1"])
-
-    keys.expect = expect  # type: ignore[method-assign]
+    undo_at_day_prompt(keys, 2)
     game_ = variant.new_game(deal, switches, rules_rng(seed))
     with pytest.raises(Rewind) as back:
         driver.run(game_)
@@ -237,19 +242,7 @@ def test_undo_replays_to_the_question_and_goes_on() -> None:
     keys = PolicyKeys(clock, "undo-app")
     screen = RecordingScreen()
     record = GameRecord()
-    original = keys.expect
-    state = {"day": 0, "undone": 0}
-
-    def expect(prompt: Prompt | None) -> None:
-        original(prompt)
-        if prompt is None or prompt.tag.by_night:
-            return
-        state["day"] += 1
-        if state["day"] == 3 and not state["undone"]:
-            state["undone"] = 1
-            keys.queue = deque([UNDO, "1"])
-
-    keys.expect = expect  # type: ignore[method-assign]
+    undo_at_day_prompt(keys, 3)
     settings = TableSettings(game=game, players=players, answer_s=5)
     prepared = Prepared(variant, switches, deal, load_catalog("ru"), seed, players)
     ports = TablePorts(keys=keys, voice=SilentVoice(), sound=None, clock=clock)  # type: ignore[arg-type]

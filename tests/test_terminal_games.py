@@ -613,10 +613,14 @@ def dusk_lines(events: Sequence[Event]) -> dict[str, frozenset[str]]:
 
 
 def phase_shown(screen: Screen) -> str:
-    """The phase the bar names: ``n1``, ``d2``; ``setup`` before the first («—»)."""
-    match = re.match(r"\S+: (\S+)", screen.phase_bar)
-    phase = match.group(1) if match else ""
-    return "setup" if phase == "—" else phase
+    """The phase the bar names in words («Ночь 1», «День 2») as an id: ``n1``, ``d2``;
+    ``setup`` before the first («Раздача»)."""
+    bar = screen.phase_bar.split("   ")[0].strip()
+    for kind in ("night", "day"):
+        prefix = t(f"screen.{kind}", number=0)[:-1]  # «Ночь »
+        if bar.startswith(prefix) and bar[len(prefix) :].isdigit():
+            return f"{kind[0]}{bar[len(prefix) :]}"
+    return "setup"
 
 
 def narrator_in(screen: Screen, allowed: frozenset[str]) -> bool:
@@ -648,7 +652,7 @@ def check_secrets_stay_inside(table: Table, end_lines: Sequence[str]) -> None:
     hidden = {s for s in secrets if len(s) >= 4 and s not in said}  # never said aloud
     accepted = t("screen.accepted").rstrip(".")
     card = t("screen.deal_card", roles="").strip()
-    night = t("tui.phase", phase="n").split("   ")[0]
+    night = t("screen.night", number=0)[:-1]  # the phase bar at night: «Ночь 1   / — помощь»
     before_windows = dusk_lines(events)  # the day's page is still up until the first window
 
     def problems(snap: Snap) -> set[str]:

@@ -14,6 +14,7 @@ import os
 import random
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from narrator.app import TableSettings, _run_game, chosen_game, prepare, speaking
+from narrator.ports import Live
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.screen.setup import initial_values
@@ -270,12 +272,7 @@ async def press_p_at_night_and_by_day() -> tuple[bool, bool, TableApp]:
     record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
     app = make_app(onenight_settings(3, record), config, with_setup=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        for _ in range(3):  # the deal
-            await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
-            await pilot.press("enter")
-            await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
-            await pilot.press("enter")
-            await until(pilot, lambda: app.secret_text == "")
+        await deal_cards(pilot, app, 3)
         await until(pilot, lambda: app.live_view is not None and app.live_view.kind == "window")
         await pilot.press("p", "r")
         await pilot.pause(0.1)
@@ -290,7 +287,7 @@ async def press_p_at_night_and_by_day() -> tuple[bool, bool, TableApp]:
         assert "ПАУЗА" in "\n".join(screen_rows(app))
         await pilot.press("p")
         await pilot.pause(0.1)
-        assert not app.clock.paused and "Фаза: d1" in screen_rows(app)[0]
+        assert not app.clock.paused and "День 1" in screen_rows(app)[0]
         await pilot.press("slash", "1")  # the keypad's pause: help, then 1
         await pilot.pause(0.2)
         assert app.clock.paused, "/ 1 did not pause the day"
@@ -310,6 +307,26 @@ def test_pause_and_repeat_are_inert_at_night() -> None:
     assert not paused_at_night, "P at night stopped the clock and the knocks: audible"
     assert paused_by_day
     assert app.error is None
+
+
+async def deal_cards(pilot: Pilot[Any], app: TableApp, players: int) -> None:
+    """Each player in turn: Enter shows the card, Enter hides it."""
+    for _ in range(players):
+        await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.secret_text == "")
+
+
+async def stop_for_good(pilot: Pilot[Any], app: TableApp, asked_before: int = 0) -> list[str]:
+    """The stop question is on the page: the screen then; 1 (yes) stops, Esc leaves."""
+    await until(pilot, lambda: sum("Прервать игру?" in x for x in app.page_lines) > asked_before)
+    rows = screen_rows(app)
+    await pilot.press("1")
+    await until(pilot, lambda: app.finished)
+    await pilot.press("escape")
+    return rows
 
 
 async def help_and_stop_keys() -> tuple[list[str], TableApp]:
@@ -332,10 +349,7 @@ async def help_and_stop_keys() -> tuple[list[str], TableApp]:
         await until(pilot, lambda: any("Продолжаем." in line for line in app.page_lines))
         seen.append("running" if not app.finished else "stopped")
         await pilot.press("slash", "0")  # the keypad's way: help, then 0 asks to stop
-        await until(pilot, lambda: sum("Прервать игру?" in x for x in app.page_lines) == 2)
-        await pilot.press("1")
-        await until(pilot, lambda: app.finished)
-        await pilot.press("escape")
+        await stop_for_good(pilot, app, asked_before=1)
     return seen, app
 
 
@@ -414,11 +428,7 @@ async def ctrl_c_on_set_up_and_in_game() -> tuple[list[str], TableApp]:
         await pilot.press("enter")  # start
         await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
         await pilot.press("ctrl+c")
-        await until(pilot, lambda: any("Прервать игру?" in line for line in app.page_lines))
-        rows = screen_rows(app)
-        await pilot.press("1")
-        await until(pilot, lambda: app.finished)
-        await pilot.press("escape")
+        rows = await stop_for_good(pilot, app)
     return rows, app
 
 
@@ -459,12 +469,7 @@ async def take_back_a_nomination() -> TableApp:
     )
     app = make_app(settings, config, with_setup=False)
     async with app.run_test(size=(100, 40)) as pilot:
-        for _ in range(10):  # the deal
-            await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
-            await pilot.press("enter")
-            await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
-            await pilot.press("enter")
-            await until(pilot, lambda: app.secret_text == "")
+        await deal_cards(pilot, app, 10)
         await until(pilot, asking(app, "Слово игроку номер 1."), 120)
         await pilot.press("5", "enter")
         await until(pilot, said(app, "5 принято"))
@@ -489,3 +494,60 @@ def test_a_nomination_is_taken_back_with_the_keypad() -> None:
     undone = [line for line in lines if "отменён" in line]
     assert len(undone) == 1 and "5" in undone[0], undone
     assert app.error is None
+
+
+async def leave_while_the_record_is_written() -> tuple[bool, bool, TableApp]:
+    """Enter on the end screen while the game still writes its record: it leaves after."""
+    written = threading.Event()
+
+    def game(app: TableApp) -> int:
+        TuiScreen(app).end("Победила деревня.", ["Игрок 1: Оборотень"])
+        written.wait(60)  # the record and the narration file are being written
+        return 0
+
+    app = TableApp(load_catalog("ru"), game, PausableClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ended)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        stayed = app.is_running and not app.finished
+        written.set()
+        await until(pilot, lambda: not app.is_running)
+        left = not app.is_running
+    return stayed, left, app
+
+
+def test_the_end_screen_takes_its_leave_key_before_the_record_is_written() -> None:
+    stayed, left, app = asyncio.run(leave_while_the_record_is_written())
+    assert stayed, "the app left before the game had written its record"
+    assert left and app.finished, "Enter pressed during the save was lost"
+
+
+async def long_lines_on_a_small_page() -> tuple[list[str], TableApp]:
+    """Page lines and a prompt label that wrap at 80 columns still fit, or ask for more."""
+
+    seen = threading.Event()
+
+    def game(app: TableApp) -> int:
+        screen = TuiScreen(app)
+        for n in range(1, 9):
+            screen.line(f"Строка {n}: " + "очень длинная строка страницы, " * 4)
+        screen.live(Live("answer", "Длинная подпись вопроса, " * 5, left=10, total=10))
+        seen.wait(60)
+        return 0
+
+    app = TableApp(load_catalog("ru"), game, PausableClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.live_view is not None)
+        await pilot.pause(0.3)
+        rows = screen_rows(app)
+        seen.set()
+    return rows, app
+
+
+def test_wrapped_page_lines_never_push_the_prompt_off_the_screen() -> None:
+    rows, _ = asyncio.run(long_lines_on_a_small_page())
+    text = "\n".join(rows)
+    assert "Строка 8" in text, text  # the newest page line is shown
+    assert "Строка 1:" not in text, text  # the oldest gave way to it
+    assert "Длинная подпись вопроса" in text, text  # and the prompt stays in sight

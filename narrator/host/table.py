@@ -549,6 +549,7 @@ class TableDriver(Driver):
             step.seconds,
             label,
             entry,
+            stop_on_answer=step.until_answer,
             enter_ends=True,
             warnings=self.timer_warnings(step),
             on_answer=confirm,

@@ -476,7 +476,8 @@ class Timer(Tagged):
     once and is returned instead. Its check raises NotNow for an answer meant for
     another speech: the scenario runner keeps that attempt for later.
     ``expired`` is a line said when the timer runs to its end («Время вышло.»),
-    not when the table ends it early.
+    not when the table ends it early. ``until_answer``: the prompt's accepted answer
+    ends the timer at once (the badge passed, nothing more to wait for).
     """
 
     seconds: float
@@ -486,6 +487,7 @@ class Timer(Tagged):
     confirm: str | None = None
     interrupt: Prompt | None = None
     expired: str | None = None
+    until_answer: bool = False
 
 
 @dataclass(frozen=True)

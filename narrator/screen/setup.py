@@ -9,7 +9,6 @@ folder).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import re
 import typing
@@ -582,14 +581,8 @@ def _saved(values: dict[str, Any]) -> dict[str, Any]:
 
 def initial_values(settings: Any, folder: Path | None = None) -> SetupValues:
     """The command line over the remembered settings of that game, over the defaults."""
-    given_fields = set(settings.given or ())
-    if settings.given is None:  # made in code: whatever differs from the defaults
-        defaults = {f.name: f.default for f in dataclasses.fields(settings)}
-        given_fields = {n for n in SAVED_FIELDS if getattr(settings, n) != defaults.get(n)}
-        given_fields.add("voice")  # in code None is silent, not "the default: speak"
-    if getattr(settings, "silent", False):
-        given_fields.add("voice")  # --silent wins over a remembered "speak aloud"
-    given = {name: getattr(settings, name) for name in given_fields if name in SAVED_FIELDS}
+    winning = settings.winning_fields()
+    given = {name: getattr(settings, name) for name in winning if name in SAVED_FIELDS}
     given["options"] = dict(settings.options)
     values = values_for(str(settings.game), given, folder)
     values.unfinished = unfinished_choices(settings)

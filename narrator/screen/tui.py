@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live
-from narrator.rules.core import Prompt, PublicView, phase_kind
+from narrator.rules.core import Prompt, PublicView, phase_kind, phase_number
 from narrator.voice.catalog import Catalog, load_catalog
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
@@ -214,6 +214,8 @@ class TableApp(App[int]):
         self.on_repeat = on_repeat
         self.last_said = ""
         self.finished = False
+        self.ended = False  # the end screen is up (the game may still be saving its record)
+        self.leaving = False  # a leave key pressed while it saves: leave as soon as it is done
         self.code = 0
         self.page_lines: list[str] = []
         self.secret_text = ""
@@ -247,7 +249,9 @@ class TableApp(App[int]):
 
     def on_mount(self) -> None:
         self.title = "narrator"
-        self.query_one("#phase", Static).update(self.t("tui.phase", phase="—"))
+        self.query_one("#phase", Static).update(
+            self.t("tui.phase", phase=self.t("tui.phase_setup"))
+        )
         if self.setup is None:
             self._start_game()
             return
@@ -282,6 +286,9 @@ class TableApp(App[int]):
             self.call_from_thread(work)
 
     def _show_finished(self) -> None:
+        if self.leaving:
+            self.exit(self.code)
+            return
         self.query_one("#phase", Static).update(self.t("tui.leave"))
 
     # --- keys ------------------------------------------------------------------------------
@@ -289,10 +296,13 @@ class TableApp(App[int]):
     def on_key(self, event: Any) -> None:
         key = event.key
         event.stop()
-        if self.finished:
+        if self.finished or self.ended:
             end = self.query_one("#end", VerticalScroll)
             if key in {"escape", "q", "enter"}:
-                self.exit(self.code)
+                if self.finished:
+                    self.exit(self.code)
+                else:
+                    self.leaving = True  # the record is being written: leave right after
             elif key in {"8", "up"}:
                 end.scroll_up(animate=False)
             elif key in {"2", "down"}:
@@ -355,22 +365,49 @@ class TableApp(App[int]):
     def on_resize(self, event: Any) -> None:
         self._fit(event.size)
 
-    def needed_size(self) -> tuple[int, int]:
-        """The smallest terminal that shows the current page whole (the secret above all)."""
+    def _rows(self, text: str, width: int) -> int:
+        """How many terminal rows ``text`` takes once wrapped at ``width`` columns."""
+        return sum(
+            max(1, len(Text(line).wrap(self.console, max(width, 1))))
+            for line in text.splitlines() or [""]
+        )
+
+    def _page_tail(self, width: int) -> list[str]:
+        """The newest page lines that fit in PAGE_ROWS rows once wrapped (``#page`` pads 2)."""
+        tail: list[str] = []
+        rows = 0
+        for line in reversed(self.page_lines):
+            rows += self._rows(line, width - 4)
+            if rows > PAGE_ROWS and tail:
+                break
+            tail.insert(0, line)
+        return tail
+
+    def needed_size(self, size: Any = None) -> tuple[int, int]:
+        """The smallest terminal that shows the current page whole (the secret above all).
+
+        Rows are counted wrapped at the terminal's width: a long label or page line takes
+        more than one row, and a page that needs more than the terminal has is "too small".
+        """
+        columns = (size or self.size).width
         live = not self.query_one("#live", Vertical).has_class("hidden")
         secret_lines = self.secret_text.splitlines() if self.secret_text else []
         width = max(MIN_WIDTH, len(self.ring_text) + 4, *(len(line) + 8 for line in secret_lines))
-        height = FIXED_ROWS + min(len(self.page_lines), PAGE_ROWS)
-        height += LIVE_ROWS if live else 0
+        page = self._page_tail(columns)
+        height = FIXED_ROWS + sum(self._rows(line, columns - 4) for line in page)
+        if live:
+            label = self.live_view.label if self.live_view is not None else ""
+            height += LIVE_ROWS - 1 + self._rows(label, columns - 4)
         height += len(secret_lines) + SECRET_FRAME if secret_lines else 0
         return width, max(MIN_HEIGHT, height)
 
     def _fit(self, size: Any = None) -> None:
         """Too small a terminal: one full page asking for more, never a cut secret."""
-        if self.finished:
+        if self.finished or self.ended:
             return  # the end is scrolled, whatever the size
-        width, height = self.needed_size()
         size = size or self.size
+        self.query_one("#page", Static).update("\n".join(self._page_tail(size.width)))
+        width, height = self.needed_size(size)
         too_small = size.width < width or size.height < height
         self.query_one("#small", Static).update(self.t("tui.too_small", width=width, height=height))
         self.screen_stack[0].set_class(too_small, "tiny")
@@ -394,12 +431,12 @@ class TableApp(App[int]):
         if self.farewell is not None:
             self.farewell.append(text)
         self.page_lines.append(text)
-        self.query_one("#page", Static).update("\n".join(self.page_lines[-PAGE_ROWS:]))
+        self.query_one("#page", Static).update("\n".join(self._page_tail(self.size.width)))
         self._follow_log()
 
     def show_live(self, view: Live | None) -> None:
         live = self.query_one("#live", Vertical)
-        self.live_view = view
+        before, self.live_view = self.live_view, view
         if view is None:
             if not live.has_class("hidden"):
                 live.add_class("hidden")
@@ -408,6 +445,8 @@ class TableApp(App[int]):
         if live.has_class("hidden"):
             live.remove_class("hidden")
             self._follow_log()
+        elif before is None or before.label != view.label:
+            self._follow_log()  # a longer label may wrap onto more rows
         self.query_one("#label", Static).update(view.label)
         bar = self.query_one("#countdown", ProgressBar)
         bar.update(total=max(view.total, 0.001), progress=max(view.left, 0.0))
@@ -448,10 +487,17 @@ class TableApp(App[int]):
                 seats.append(f" ✗{seat} ")
         self.ring_text = "  ".join(seats)
         self.query_one("#table", Static).update(self.ring_text)
-        self.phase_text = self.t("tui.phase", phase=view.phase)
-        if not self.clock.paused:
+        self.phase_text = self.t("tui.phase", phase=self._phase_words(view.phase))
+        if not self.clock.paused and not self.ended:
             self.query_one("#phase", Static).update(self.phase_text)
         self._fit()
+
+    def _phase_words(self, phase: str) -> str:
+        """«Ночь 2», «День 1», «Раздача»: the phase bar in words, never an id."""
+        number, kind = phase_number(phase), phase_kind(phase)
+        if number is not None and kind != "other":
+            return self.t(f"screen.{kind}", number=number)
+        return self.t("tui.phase_setup")
 
     def show_end(self, title: str, lines: list[str]) -> None:
         """The end: every line in the scrollable log (8/2 or the arrows scroll it)."""
@@ -466,6 +512,8 @@ class TableApp(App[int]):
         end = self.query_one("#end", VerticalScroll)
         end.remove_class("hidden")
         end.scroll_home(animate=False)
+        self.ended = True
+        self.query_one("#phase", Static).update(self.t("tui.leave"))
 
 
 class TuiScreen:

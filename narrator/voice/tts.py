@@ -266,6 +266,11 @@ def list_voices() -> list[VoiceInfo]:
 # --- the renderer ----------------------------------------------------------------------------
 
 
+def _close(actual: object, wanted: int) -> bool:
+    """espeak reports the rate it speaks at; it may round the one it was given."""
+    return isinstance(actual, int | float) and abs(actual - wanted) <= 2
+
+
 def _nothing() -> None:
     return None
 
@@ -425,16 +430,22 @@ class SpeechRenderer:
         # keeps a file from being read half-written and a rate change from landing late.
         settle = self._espeak_idle if self.driver == "espeak" else _nothing
         setting = (voice.native_id if voice else None, rate)
-        if setting != self._setting:
-            if voice is not None:
-                engine.setProperty("voice", voice.native_id)
-            engine.setProperty("rate", rate)
+        for _ in range(2):
+            if setting != self._setting:
+                if voice is not None:
+                    engine.setProperty("voice", voice.native_id)
+                engine.setProperty("rate", rate)
+                settle()
+                self._setting = setting
+            path.unlink(missing_ok=True)
+            engine.save_to_file(text, str(path))
+            engine.runAndWait()
             settle()
-            self._setting = setting
-        path.unlink(missing_ok=True)
-        engine.save_to_file(text, str(path))
-        engine.runAndWait()
-        settle()
+            # A property change that did not land (a line at espeak's default 200 words a
+            # minute was seen once in a long game) is set again and the line rendered again.
+            if self.driver != "espeak" or _close(engine.getProperty("rate"), rate):
+                break
+            self._setting = None
         size = path.stat().st_size if path.exists() else 0
         if size <= 64:
             raise OSError(errno.EIO, f"the {self.driver} speech engine wrote no audio", str(path))

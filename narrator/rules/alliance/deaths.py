@@ -132,6 +132,7 @@ def badge(table: Table, day: int) -> Flow[None]:
         sheriff,
         (),
         prompt=badge_prompt(day, sheriff, tuple(table.alive), table.players, tag),
+        until_answer=True,
     )
     if isinstance(answer, SeatAnswer):
         table.sheriff = answer.seat

@@ -37,11 +37,13 @@ from narrator.host.journal import Journal, default_record_dir, read_journal
 from narrator.host.outage import SoundWatch
 from narrator.host.table import GameStopped, Rewind, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
+from narrator.picture import draw_finished
 from narrator.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.record import GameRecord
 from narrator.resume import Done, Unfinished, unfinished
 from narrator.rules.core import Deal, Say, Switches, phase_kind, phase_number, shuffled_deal
 from narrator.rules.errors import ConfigError
+from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import (
@@ -134,6 +136,7 @@ class TableSettings:
     text: bool = False  # the plain terminal host instead of the full screen
     input: str = "keypad"  # "voice": day answers may also be spoken (narrator.listen)
     asr_model: Path | None = None  # a Vosk model folder; default: the language's in models/
+    asr: str | None = None  # the speech engine (vosk, sphinx, whisper); default: the best installed
     input_device: str | None = None  # the microphone; default: the system's default input
     push_to_talk: bool = False
     # The fields typed on the command line (they win over remembered ones); None for
@@ -324,6 +327,9 @@ def _recorded_game(
     close_journal(journal, record)
     _retire_continued(prepared, record)
     terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
+    picture = draw_finished(journal.path, record.events, rules_rng)  # a game that ended only
+    if picture is not None:
+        terminal.line(prepared.catalog.text("picture.written", {"path": picture}))
     return code, record, journal
 
 
@@ -429,6 +435,7 @@ def voice_input(
         screen,
         voice,
         push_to_talk=settings.push_to_talk,
+        asr=settings.asr,
     )
     if listening is None:  # no model, no microphone: the keypad alone, said once
         return keys, voice, sound, lambda: None
@@ -574,7 +581,12 @@ def chosen_game(
         chosen = replace(chosen, game=ready.variant.name, players=ready.players)
         chosen.lang = ready.catalog.lang
         return chosen, ready
-    return chosen, prepare(chosen) if setup else prepared
+    if not setup:
+        return chosen, prepared
+    seats = get_variant(chosen.game).seat_counts  # the set-up screen's default composition:
+    players = chosen.players or (seats.start + seats.stop) // 2  # the recommended one
+    chosen = replace(chosen, options=with_recommended(chosen.game, players, chosen.options))
+    return chosen, prepare(chosen)
 
 
 def _resumed_from(path: Path, settings: TableSettings) -> Prepared:

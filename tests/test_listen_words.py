@@ -206,5 +206,6 @@ def test_every_lexicon_is_complete() -> None:
         assert lexicon.required_words()
         for key in ("ready", "heard", "unclear", "off", "lost"):
             assert lexicon.message(key, text="x", answer="1", reason="r")
+        assert "sphinx" in lexicon.message("experimental", engine="sphinx")
     with pytest.raises(ConfigError, match="languages: ru, en, ko"):
         lexicon_for("de")

@@ -201,6 +201,21 @@ def _seat(token: str, text: str, seat_count: int) -> int:
     return seat
 
 
+class _Wrong:
+    """The error of an answer of a kind the prompt does not take, made only when raised
+    (most answers are right, and its message lists every kind the prompt takes)."""
+
+    def __init__(self, shown: str, accepts: frozenset[AnswerKind]) -> None:
+        self.shown, self.accepts = shown, accepts
+
+    def __call__(self) -> BadAnswerText:
+        return BadAnswerText(
+            f"{self.shown!r} is not an answer here: expected {describe(self.accepts)}",
+            "reason.not_an_answer",
+            {"input": self.shown},
+        )
+
+
 def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> Answer:
     """Read ``text`` as one of the answer kinds a prompt ``accepts``.
 
@@ -208,34 +223,30 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     """
     tokens = text.strip().lower().split()
     shown = _shortened(text.strip())
-    wrong = BadAnswerText(
-        f"{shown!r} is not an answer here: expected {describe(accepts)}",
-        "reason.not_an_answer",
-        {"input": shown},
-    )
+    wrong = _Wrong(shown, accepts)
     if not tokens:
         raise BadAnswerText("empty answer", "reason.empty")
     head = tokens[0]
     if len(tokens) == 1 and head in _WORDS:
         kind = _WORDS[head]
         if kind not in accepts:
-            raise wrong
+            raise wrong()
         if kind is AnswerKind.NOBODY:
             return Nobody()
         return Abstain() if kind is AnswerKind.ABSTAIN else Destroy()
     if len(tokens) == 1 and head in _YES_NO:
         if AnswerKind.YES_NO not in accepts:
-            raise wrong
+            raise wrong()
         return YesNo(_YES_NO[head])
     if head == "presses":
         if AnswerKind.PRESSES not in accepts:
-            raise wrong
+            raise wrong()
         return PressesAnswer(
             tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens[1:])
         )
     if head == "center":
         if AnswerKind.CENTER not in accepts:
-            raise wrong
+            raise wrong()
         if len(tokens) == 1:
             raise BadAnswerText("'center' needs card numbers: 'center 1 3'", "reason.center_cards")
         return CenterAnswer(tuple(_integer(t, text) for t in tokens[1:]))
@@ -248,7 +259,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
             return SeatAnswer(_seat(head, text, seat_count))
         if AnswerKind.SEATS in accepts:
             return SeatsAnswer((_seat(head, text, seat_count),))
-        raise wrong
+        raise wrong()
     if len(tokens) == 2 and AnswerKind.EXPLODE in accepts:
         return ExplodeAnswer(_seat(tokens[0], text, seat_count), _seat(tokens[1], text, seat_count))
     if AnswerKind.SEATS in accepts and all(t == "none" or _is_number(t) for t in tokens):
@@ -256,7 +267,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         return SeatsAnswer(seats)
     bad = next((t for t in tokens if not _is_number(t) and t not in {"none", "+", "-"}), None)
     if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
-        raise wrong
+        raise wrong()
     raise BadAnswerText(
         f"cannot read {shown!r}: {_shortened(bad)!r} is not a seat number or a known word; "
         f"expected {describe(accepts)}",

@@ -8,6 +8,7 @@ drives the same script in real time.  Nothing here does I/O.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
@@ -125,6 +126,7 @@ def day(number: int) -> str:
 _PHASE = re.compile(r"([nd])(\d+)")
 
 
+@functools.lru_cache(maxsize=1024)  # a handful of phases per game, asked at every prompt
 def phase_kind(phase: str) -> Literal["night", "day", "other"]:
     """``n3`` is a night, ``d2`` a day; anything else (``setup``, ``deal``) neither."""
     match = _PHASE.fullmatch(phase)
@@ -133,6 +135,7 @@ def phase_kind(phase: str) -> Literal["night", "day", "other"]:
     return "night" if match.group(1) == "n" else "day"
 
 
+@functools.lru_cache(maxsize=1024)
 def phase_number(phase: str) -> int | None:
     """The number of a night or a day (``n3`` → 3); None for other phases."""
     match = _PHASE.fullmatch(phase)
@@ -173,11 +176,13 @@ class Tag:
         return self.id
 
 
+_NIGHT_CHANNELS = frozenset({Channel.KEYPAD})
+_DAY_CHANNELS = frozenset({Channel.KEYPAD, Channel.VOICE})
+
+
 def default_channels(tag: Tag) -> frozenset[Channel]:
     """Night prompts are answered at the keypad only; day prompts also by voice."""
-    if tag.by_night:
-        return frozenset({Channel.KEYPAD})
-    return frozenset({Channel.KEYPAD, Channel.VOICE})
+    return _NIGHT_CHANNELS if tag.by_night else _DAY_CHANNELS
 
 
 @dataclass(frozen=True)
@@ -309,6 +314,12 @@ OTHER_ANSWERS: Mapping[str, tuple[frozenset[AnswerKind], Answer]] = {
     "abstain": (frozenset({AnswerKind.ABSTAIN}), Abstain()),
     "destroy": (frozenset({AnswerKind.DESTROY, AnswerKind.NOBODY}), Destroy()),  # 0 destroys too
 }
+_NOBODY = Nobody()
+# What a seat choice accepts with each ``other`` answer (built once: prompts are many).
+_SEAT_OR: Mapping[str | None, frozenset[AnswerKind]] = {
+    **{other: kinds | {AnswerKind.SEAT} for other, (kinds, _) in OTHER_ANSWERS.items()},
+    None: frozenset({AnswerKind.SEAT}),
+}
 
 
 def seat_prompt(
@@ -326,9 +337,11 @@ def seat_prompt(
     listed as the options in that order, followed by ``other``.  An expired window
     means ``other`` (nobody, abstain, the badge destroyed), or nobody without one.
     """
-    kinds, default = OTHER_ANSWERS[other] if other is not None else (frozenset(), Nobody())
-    options = (*(str(seat) for seat in choices), *(() if other is None else (other,)))
-    accepts = kinds | {AnswerKind.SEAT}
+    default = OTHER_ANSWERS[other][1] if other is not None else _NOBODY
+    options = tuple(map(str, choices))
+    if other is not None:
+        options += (other,)
+    accepts = _SEAT_OR[other]
     return Prompt(tag, tuple(seats), accepts, players, default, options, all_of(*rules), mark=mark)
 
 

@@ -432,7 +432,13 @@ class Table:
             f"the end screen shows {title!r}",
         )
         record = self.t("screen.record", path="")
-        lines = [line for line in (self.app.farewell or [])[1:] if not line.startswith(record)]
+        picture = self.t("picture.written", path="")  # on the page above, with the record
+        paths = [line for line in self.app.farewell or [] if line.startswith((record, picture))]
+        everything = squash("\n".join(screen_rows(self.app)))
+        for line in paths:
+            if line.startswith(picture):
+                assert squash(line) in everything, f"{line!r} is not on the end screen"
+        lines = [line for line in (self.app.farewell or [])[1:] if line not in paths]
         for line in must:
             assert line in lines, f"{line!r} is not on the end screen: {lines}"
         wanted = {squash(line) for line in lines}

@@ -184,9 +184,9 @@ def outcome(phrase: Phrase, heard: str | Sequence[str] | None) -> str:
     prompt, lexicon = prompt_for(phrase.prompt), lexicon_for(phrase.lang)
     armed = False  # «я выставляю игрока», a pause, then the number
     for text in texts:
-        heard = interpret(text or "", prompt, lexicon, armed=armed)
-        armed = armed or heard.arms
-        got = _meaning(heard)
+        read = interpret(text or "", prompt, lexicon, armed=armed)
+        armed = armed or read.arms
+        got = _meaning(read)
         if got is not None:
             return "right" if got == phrase.expected else "wrong"
     return "none"

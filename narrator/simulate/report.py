@@ -21,8 +21,8 @@ def count(value: int, lang: str) -> str:
     return text.replace(",", "\u00a0") if lang == "ru" else text
 
 
-def percent(share: float, lang: str) -> str:
-    return number(100 * share, lang)
+def percent(share: float, lang: str, digits: int = 1) -> str:
+    return number(100 * share, lang, digits)
 
 
 def outcomes(table: Table, tally: Tally) -> list[str]:
@@ -65,13 +65,14 @@ def summary(
     for team in outcomes(table, tally):
         rate = tally.rate(team)
         name = catalog.lines.get(f"winner.{team}", team)
+        digits = 2 if rate.high < 0.01 else 1  # a rare end (a draw) is not shown as 0.0 %
         lines.append(
             t(
                 "simulate.win",
                 team=name,
-                rate=percent(rate.rate, lang),
-                low=percent(rate.low, lang),
-                high=percent(rate.high, lang),
+                rate=percent(rate.rate, lang, digits),
+                low=percent(rate.low, lang, digits),
+                high=percent(rate.high, lang, digits),
             )
         )
     if tally.wins[UNFINISHED]:

@@ -785,7 +785,7 @@ def test_a_whole_sport_mafia_game_on_the_keypad(size: tuple[int, int], tmp_path:
         await g.hear("sport.candidates", seats=(5,))
         await g.hear("sport.leaves", seat=5, out=(5,))
         await g.hear("sport.win_red")
-        checked = f"{g.t('role.sheriff')} (7) — {g.t('secret.mafia')}"
+        checked = f"{g.t('role.sheriff')} (7), {g.t('timeline.sheriff')}: 5 — {g.t('secret.mafia')}"
         await finale(g, "red", deal.seats, timeline(g, "night", 1, checked))
 
     asyncio.run(play(settings, size, ["n0", "d1", "n1", "d2"], script))

@@ -34,6 +34,7 @@ from textual.pilot import Pilot
 
 from narrator.app import Speaking, TableSettings, prepare, table_app
 from narrator.host.audio import AudioVoice
+from narrator.host.table import question_of
 from narrator.ports import INTERRUPT
 from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
@@ -259,7 +260,7 @@ class Table:
 
     async def accepted(self, label: str, shown: str) -> None:
         """The screen confirms ``shown`` as the answer to ``label``."""
-        line = f"{label} {shown} — {self.t('screen.accepted')}".strip()
+        line = f"{question_of(label)} {shown} — {self.t('screen.accepted')}".strip()
         await self.until(
             lambda: ("line", line) in self.app.events[self.typed_at :],
             f"the screen shows {line!r}",

@@ -268,7 +268,8 @@ class TableDriver(Driver):
                 continue
             if accepted is not None:
                 answer = codec.shown(accepted, self.t)
-                self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
+                said = f"{question_of(label)} {answer} — {self.t('screen.accepted')}"
+                self.screen.line(said.strip())
                 if on_answer is not None:
                     on_answer(accepted)
                 if stop_on_answer:
@@ -406,8 +407,11 @@ class TableDriver(Driver):
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
-        hint = f"keys.{self.game}"
-        self.screen.line(self.t(hint if hint in self.catalog.lines else "screen.keys"))
+        # A window with nothing to type (sport mafia's meeting) says so; every other
+        # window of a game shows that game's keys.
+        hints = (f"keys.{self.game}_{step.tag.phase}_{step.tag.action}", f"keys.{self.game}")
+        hint = next((key for key in hints if key in self.catalog.lines), "screen.keys")
+        self.screen.line(self.t(hint))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
@@ -750,6 +754,13 @@ class Taken:
     seats: tuple[Seat, ...]
     answer: Answer
     action: str  # the prompt's action: «проверка», «защита» on the end screen
+
+
+def question_of(label: str) -> str:
+    """«Слово игроку номер 1.» of «Слово игроку номер 1. Enter без цифр — «Спасибо».»: the
+    page line of an accepted answer names the question, not the keys of the moment."""
+    question, keys, _ = label.partition(". Enter")
+    return f"{question}." if keys else label
 
 
 def _answered_by(

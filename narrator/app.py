@@ -318,6 +318,7 @@ def _recorded_game(
     except (GameStopped, KeyboardInterrupt, Terminated) as stop:
         code = 128 + stop.signum if isinstance(stop, Terminated) else 130
         record.add("aborted", phase=table.driver.phase)
+        terminal.clear()  # stopped inside a window: its secret leaves the screen first
         terminal.line(prepared.catalog.text("screen.quit"))
     except Exception as error:
         record.add("crashed", phase=table.driver.phase, error=repr(error))

@@ -474,7 +474,10 @@ def test_mic_test_through_the_virtual_microphone(
     talker = threading.Thread(target=talk, daemon=True)
     talker.start()
     path = korean_model_path()
-    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=25) == 0
+    # The plumbing, not accuracy (that is measured from files): the microphone's audio
+    # reaches the recogniser. 45 s of wall time to listen: a loaded machine decodes the
+    # ten numbers late, and the buffered audio is still there to be read.
+    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=45) == 0
     talker.join(30)
     text = out.getvalue()
     right = int(text.split("accuracy: ")[1].split(" of 10")[0])

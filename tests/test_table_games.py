@@ -34,6 +34,7 @@ from textual.pilot import Pilot
 
 from narrator.app import Speaking, TableSettings, prepare, table_app
 from narrator.host.audio import AudioVoice
+from narrator.host.table import question_of
 from narrator.ports import INTERRUPT
 from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
@@ -259,7 +260,7 @@ class Table:
 
     async def accepted(self, label: str, shown: str) -> None:
         """The screen confirms ``shown`` as the answer to ``label``."""
-        line = f"{label} {shown} — {self.t('screen.accepted')}".strip()
+        line = f"{question_of(label)} {shown} — {self.t('screen.accepted')}".strip()
         await self.until(
             lambda: ("line", line) in self.app.events[self.typed_at :],
             f"the screen shows {line!r}",
@@ -794,7 +795,7 @@ def test_a_whole_sport_mafia_game_on_the_keypad(size: tuple[int, int], tmp_path:
         await g.hear("sport.candidates", seats=(5,))
         await g.hear("sport.leaves", seat=5, out=(5,))
         await g.hear("sport.win_red")
-        checked = f"{g.t('role.sheriff')} (7) — {g.t('secret.mafia')}"
+        checked = f"{g.t('role.sheriff')} (7), {g.t('timeline.sheriff')}: 5 — {g.t('secret.mafia')}"
         await finale(g, "red", deal.seats, timeline(g, "night", 1, checked))
 
     asyncio.run(play(settings, size, ["n0", "d1", "n1", "d2"], script))

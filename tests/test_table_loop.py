@@ -351,14 +351,14 @@ def test_the_end_screen_tells_the_game_in_words() -> None:
     driver._game = Game("sport_mafia", deal, iter(()))  # type: ignore[arg-type]
     sheriff = Tag("n1", "sheriff")
     driver._history = [
-        ("n1", Taken((2,), SeatAnswer(3))),
+        ("n1", Taken((2,), SeatAnswer(3), "sheriff")),
         ("n1", Show(sheriff, (2,), Secret.token("mafia"))),
         ("d2", Eliminate(3, "d2", "voted")),
     ]
     outcome = Outcome("red", "d2", reveal={s: deal.role_of(s) for s in range(1, 7)})
     lines = driver.timeline(outcome)
     assert "Игрок номер 3: Мафия." in lines  # every seat's role
-    assert "Ночь 1: Шериф (2) → 3" in lines  # whom the sheriff checked
-    assert any(line.startswith("Ночь 1: Шериф (2) — Мафия") for line in lines), lines
+    # whom the sheriff checked, and what he found, in one line
+    assert "Ночь 1: Шериф (2), проверка: 3 — Мафия" in lines, lines
     assert "День 2: Игрок номер 3 — исключён голосованием" in lines
     assert not any("n1." in line or "mafia" in line for line in lines)  # no ids, no role ids

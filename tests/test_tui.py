@@ -551,3 +551,23 @@ def test_wrapped_page_lines_never_push_the_prompt_off_the_screen() -> None:
     assert "Строка 8" in text, text  # the newest page line is shown
     assert "Строка 1:" not in text, text  # the oldest gave way to it
     assert "Длинная подпись вопроса" in text, text  # and the prompt stays in sight
+
+
+async def stop_while_a_card_is_shown() -> TableApp:
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config, with_setup=False)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: bool(app.page_lines) and "Enter" in app.page_lines[-1])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
+        await pilot.press("escape")
+        await stop_for_good(pilot, app)
+    return app
+
+
+def test_stopping_inside_a_window_wipes_its_secret() -> None:
+    app = asyncio.run(stop_while_a_card_is_shown())
+    assert app.code == 130
+    assert app.secret_text == "", "the card stayed on screen after the game stopped"
+    after = app.events[max(i for i, (kind, _) in enumerate(app.events) if kind == "secret") :]
+    assert ("clear", "") in after

@@ -268,7 +268,8 @@ class TableDriver(Driver):
                 continue
             if accepted is not None:
                 answer = codec.shown(accepted, self.t)
-                self.screen.line(f"{label} {answer} — {self.t('screen.accepted')}".strip())
+                said = f"{question_of(label)} {answer} — {self.t('screen.accepted')}"
+                self.screen.line(said.strip())
                 if on_answer is not None:
                     on_answer(accepted)
                 if stop_on_answer:
@@ -406,8 +407,11 @@ class TableDriver(Driver):
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
-        hint = f"keys.{self.game}"
-        self.screen.line(self.t(hint if hint in self.catalog.lines else "screen.keys"))
+        # A window with nothing to type (sport mafia's meeting) says so; every other
+        # window of a game shows that game's keys.
+        hints = (f"keys.{self.game}_{step.tag.phase}_{step.tag.action}", f"keys.{self.game}")
+        hint = next((key for key in hints if key in self.catalog.lines), "screen.keys")
+        self.screen.line(self.t(hint))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
@@ -596,7 +600,8 @@ class TableDriver(Driver):
         answer = super().carry_out(step)
         if isinstance(step, Ask) and _acted_at_night(step.prompt, answer):
             assert answer is not None
-            self._history.append((self.phase, Taken(step.prompt.seats, answer)))
+            taken = Taken(step.prompt.seats, answer, step.prompt.tag.action)
+            self._history.append((self.phase, taken))
         if isinstance(step, Eliminate) and self._game is not None and not self.replaying:
             self.screen.table(self._game.public_view(), None)  # announced: the ring follows
         if isinstance(step, Ask | Timer):
@@ -701,6 +706,7 @@ class TableDriver(Driver):
             self.t("reveal.center", index=i, role=self.t(f"role.{role}"))
             for i, role in enumerate(center, start=1)
         ]
+        before: tuple[str, Show | Eliminate | Taken] | None = None
         for phase, step in self._history:
             when = self._phase_words(step.phase if isinstance(step, Eliminate) else phase)
             if isinstance(step, Eliminate):
@@ -708,10 +714,18 @@ class TableDriver(Driver):
                 lines.append(f"{when}: {self.t('screen.player', seat=step.seat)} — {cause}")
             elif isinstance(step, Taken):
                 answer = codec.shown(step.answer, self.t)
-                lines.append(f"{when}: {self._who(step.seats)} → {answer}")
+                key = f"timeline.{step.action}"
+                if key in self.catalog.lines:
+                    lines.append(f"{when}: {self._who(step.seats)}, {self.t(key)}: {answer}")
+                else:
+                    lines.append(f"{when}: {self._who(step.seats)} → {answer}")
             else:
                 secret = self._secret_text(step.tag, step.secret)
-                lines.append(f"{when}: {self._who(step.to)} — {secret}")
+                if _answered_by(before, phase, step):  # «…, проверка: 1 — ДА»
+                    lines[-1] += f" — {secret}"
+                else:
+                    lines.append(f"{when}: {self._who(step.to)} — {secret}")
+            before = (phase, step)
         return lines
 
     def _phase_words(self, phase: str) -> str:
@@ -739,6 +753,23 @@ class Taken:
 
     seats: tuple[Seat, ...]
     answer: Answer
+    action: str  # the prompt's action: «проверка», «защита» on the end screen
+
+
+def question_of(label: str) -> str:
+    """«Слово игроку номер 1.» of «Слово игроку номер 1. Enter без цифр — «Спасибо».»: the
+    page line of an accepted answer names the question, not the keys of the moment."""
+    question, keys, _ = label.partition(". Enter")
+    return f"{question}." if keys else label
+
+
+def _answered_by(
+    before: tuple[str, Show | Eliminate | Taken] | None, phase: str, shown: Show
+) -> bool:
+    """Whether ``shown`` is what the night answer just before it found out."""
+    if before is None or before[0] != phase or not isinstance(before[1], Taken):
+        return False
+    return before[1].action == shown.tag.action and before[1].seats == shown.to
 
 
 def _acted_at_night(prompt: Prompt, answer: Answer | None) -> bool:

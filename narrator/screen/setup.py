@@ -462,12 +462,10 @@ class SetupScreen(Screen[dict[str, Any]]):
             )
         except NarratorError:
             return ""
-        return self.t(
-            "setup.length",
-            low=round(guess.low_min),
-            median=round(guess.median_min),
-            high=round(guess.high_min),
-        )
+        low, median, high = round(guess.low_min), round(guess.median_min), round(guess.high_min)
+        if low == high:  # «обычно 8–8» says nothing: one figure
+            return self.t("setup.length_fixed", median=median)
+        return self.t("setup.length", low=low, median=median, high=high)
 
     def _rebuilt(self, values: dict[str, Any]) -> None:
         """The screen again for other values (a game, a language, a preset, the defaults)."""

@@ -58,6 +58,7 @@ from narrator.voice.catalog import Catalog, load_catalog
 
 if TYPE_CHECKING:
     from narrator.screen.tui import TableApp
+    from narrator.voice.packs import VoicePack
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -221,6 +222,8 @@ def speech_source(
 ) -> PackOrTTS:
     """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack.
 
+    Only the lines the voice pack cannot say (``VoicePack.unsaid``) are rendered
+    before the game: with a complete pack, spliced lines included, nothing is.
     A voice that does not exist gives the best other voice of the language, a voice
     pack that cannot be used gives the system voice: the line to say about it (a
     ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
@@ -231,21 +234,29 @@ def speech_source(
     cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
     if voice is not None and not is_named(cache.voice, voice) and fallbacks is not None:
         fallbacks.append("notice.voice_missing")
-    missing = cache.missing(lines_to_render(settings.lang, game))
+    pack = _voice_pack(settings, fallbacks)
+    lines = lines_to_render(settings.lang, game)
+    missing = cache.missing(pack.unsaid(lines) if pack is not None else lines)
     if missing:
         cache.build(missing, progress or (lambda done, total: None))
-    if settings.voice_pack is None:
+    if pack is None:
         return PackOrTTS(cache.clip)
+    return PackOrTTS(cache.clip, pack.clip)
+
+
+def _voice_pack(settings: TableSettings, fallbacks: list[str] | None) -> VoicePack | None:
+    """The game's voice pack; None without one, or (said in ``fallbacks``) when it is unusable."""
+    if settings.voice_pack is None:
+        return None
     from narrator.voice.packs import VoicePack
 
     try:
-        pack = VoicePack.load(settings.voice_pack, lang=settings.lang)
+        return VoicePack.load(settings.voice_pack, lang=settings.lang)
     except ConfigError as error:
         _LOGGER.warning("%s; the system voice speaks instead", error)
         if fallbacks is not None:
             fallbacks.append("notice.pack_missing")
-        return PackOrTTS(cache.clip)
-    return PackOrTTS(cache.clip, pack.clip)
+        return None
 
 
 def _mixer(settings: TableSettings, seed: int) -> Mixer:

@@ -184,8 +184,9 @@ they were shown, the votes, the cards turned face up, the checkers' claims and t
 counter-claims of the accused); a real table also reads faces and speeches, which helps the \
 village, so compare compositions with each other rather than reading a rate as the truth of a \
 real table. Only halloween's table is a default (the set-up screen deals it when no composition \
-is chosen: `narrator/rules/recommended.py`); onenight's and alliance's are advice, their \
-defaults stay those of RULES.md, and sport mafia's composition is fixed.
+is chosen: `narrator/rules/recommended.py`), except at 7 players, where the seed's own worked \
+example (2 vampires, a witch, a hunter) stays the default; onenight's and alliance's are \
+advice, their defaults stay those of RULES.md, and sport mafia's composition is fixed.
 """
 START = "# --- written by scripts/recommend_compositions.py --module ---\n"
 END = "# --- end of the written table ---\n"

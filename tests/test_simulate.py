@@ -383,7 +383,7 @@ def test_a_missing_matplotlib_is_one_line_naming_the_extra(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     code = cli.main(["simulate", "onenight", "--plot", str(tmp_path / "w.png")])
     err = capsys.readouterr().err
-    assert code == 2 and "narrator[sim]" in err and "matplotlib" in err
+    assert code == 2 and "pip install matplotlib" in err
 
 
 def test_the_informed_policy_refuses_a_game_it_does_not_know() -> None:
@@ -408,7 +408,8 @@ def test_every_recommended_composition_is_one_the_rules_allow() -> None:
     variant = get_variant("halloween")
     assert set(HALLOWEEN) == set(variant.seat_counts)
     for players, cards in HALLOWEEN.items():
-        roles = recommended_roles("halloween", players)
+        roles = ",".join(f"{r}={n}" for r, n in cards.items() if r != "villager")
+        assert recommended_roles("halloween", players) in {roles, None}  # None: the seed's
         counts = variant.composition(players, make_switches(variant, {"roles": roles})).counts
         assert {r: n for r, n in counts.items() if n} == {r: n for r, n in cards.items() if n}
 
@@ -420,6 +421,23 @@ def test_a_composition_of_ones_own_wins_over_the_recommended_one() -> None:
     assert with_recommended("halloween", 9, {"roles": "vampire=3"}) == {"roles": "vampire=3"}
     assert with_recommended("onenight", 5, {"center_cards": 3}) == {"center_cards": 3}
     assert with_recommended("halloween", 13, {}) == {}  # no table: the rules say no anyway
+
+
+def test_the_seeds_own_composition_stays_the_default_where_the_seed_fixes_it() -> None:
+    """The seed's worked example deals 7 players 2 vampires, a witch and a hunter: there the
+    recommendation is advice only, the rules' table (RULES.md 2.2) is dealt."""
+    from narrator.rules.recommended import HALLOWEEN, with_recommended
+
+    assert 7 in HALLOWEEN  # advice exists ...
+    assert with_recommended("halloween", 7, {}) == {}  # ... but the seed's deal stays
+    variant = get_variant("halloween")
+    counts = variant.composition(7, make_switches(variant, {})).counts
+    assert {r: n for r, n in counts.items() if n} == {
+        "vampire": 2,
+        "witch": 1,
+        "hunter": 1,
+        "villager": 3,
+    }
 
 
 def test_the_set_up_screen_deals_the_recommended_composition(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A scene as PNG, drawn with matplotlib (the ``sim`` extra), imported only here."""
+"""A scene as PNG, drawn with matplotlib, imported only here."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from narrator.rules.errors import ConfigError
 
 DPI = 100  # one scene pixel is one image pixel
 POINTS = 72 / DPI  # matplotlib sizes text in points
-INSTALL = "pip install 'narrator[sim]' (or: pip install matplotlib)"
+INSTALL = "pip install matplotlib (a dependency of narrator: bash scripts/setup.sh installs it)"
 
 
 def require_matplotlib(what: str) -> None:

@@ -26,13 +26,17 @@ HALLOWEEN: Mapping[int, Mapping[str, int]] = {
 # --- end of the written table ---
 
 RECOMMENDED: Mapping[str, Mapping[int, Mapping[str, int]]] = {"halloween": HALLOWEEN}
+# Table sizes whose composition the seed itself fixes: its worked example deals 7 players
+# 2 vampires, a witch and a hunter (RULES.md 2.2). The seed is authoritative, so there
+# the rules' own composition stays the default and the recommendation is only advice.
+SEED_FIXED: Mapping[str, frozenset[int]] = {"halloween": frozenset({7})}
 REST: Mapping[str, str] = {"halloween": "villager"}  # the card that fills the deck
 
 
 def recommended_roles(game: str, players: int) -> str | None:
     """The ``roles`` switch naming the recommended composition (None: there is none)."""
     cards = RECOMMENDED.get(game, {}).get(players)
-    if cards is None:
+    if cards is None or players in SEED_FIXED.get(game, frozenset()):
         return None
     return ",".join(f"{role}={count}" for role, count in cards.items() if role != REST[game])
 

@@ -1,5 +1,5 @@
 """The chart of a simulation (``--plot FILE``): win rates with their 95 % intervals, and
-how many nights the games lasted. matplotlib (the ``sim`` extra) is imported only here."""
+how many nights the games lasted. matplotlib is imported only here."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from narrator.simulate.run import Table
 from narrator.simulate.tally import Tally
 from narrator.voice.catalog import Catalog
 
-INSTALL = "pip install 'narrator[sim]' (or: pip install matplotlib)"
+INSTALL = "pip install matplotlib (a dependency of narrator: bash scripts/setup.sh installs it)"
 EVIL, GOOD, OTHER = "#b03a2e", "#2471a3", "#8a8f98"
 
 

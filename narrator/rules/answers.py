@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from narrator.rules.errors import BadAnswerText
+from narrator.rules.frozen import quick_init
 
 
 class AnswerKind(StrEnum):
@@ -29,6 +30,7 @@ class AnswerKind(StrEnum):
     PRESSES = "presses"
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatAnswer:
     seat: int
@@ -37,6 +39,7 @@ class SeatAnswer:
         return str(self.seat)
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatsAnswer:
     """Several seats at once; ``None`` stands for a ``none`` entry (a missed shot)."""
@@ -47,6 +50,7 @@ class SeatsAnswer:
         return " ".join("none" if s is None else str(s) for s in self.seats)
 
 
+@quick_init
 @dataclass(frozen=True)
 class CenterAnswer:
     cards: tuple[int, ...]
@@ -55,6 +59,7 @@ class CenterAnswer:
         return "center " + " ".join(str(c) for c in self.cards)
 
 
+@quick_init
 @dataclass(frozen=True)
 class _Word:
     """An answer that is one word of the scenario contract."""
@@ -65,16 +70,19 @@ class _Word:
         return self.word
 
 
+@quick_init
 @dataclass(frozen=True)
 class Nobody(_Word):
     word = "none"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Abstain(_Word):
     word = "abstain"
 
 
+@quick_init
 @dataclass(frozen=True)
 class YesNo:
     yes: bool
@@ -83,6 +91,7 @@ class YesNo:
         return "yes" if self.yes else "no"
 
 
+@quick_init
 @dataclass(frozen=True)
 class CountAnswer:
     """A number of raised hands; 0 is a count too (nobody raised a hand)."""
@@ -93,11 +102,13 @@ class CountAnswer:
         return str(self.count)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Destroy(_Word):
     word = "destroy"
 
 
+@quick_init
 @dataclass(frozen=True)
 class ExplodeAnswer:
     wolf: int
@@ -107,6 +118,7 @@ class ExplodeAnswer:
         return f"{self.wolf} {self.during}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class OrderAnswer:
     anchor: int
@@ -116,6 +128,7 @@ class OrderAnswer:
         return f"{self.anchor} {'+' if self.step > 0 else '-'}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class PressesAnswer:
     """Space presses in a call-mode shooting: the seat being called at each press.

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, TypeVar
+from typing import Literal, ParamSpec, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,10 +29,12 @@ from narrator.rules.answers import (
     parse_answer,
 )
 from narrator.rules.errors import ConfigError, IllegalAction
+from narrator.rules.frozen import quick_init
 
 Seat = int
 
 
+@quick_init
 @dataclass(frozen=True)
 class Role:
     id: str
@@ -40,6 +42,7 @@ class Role:
     evil: bool = False  # counts toward "the evil team" when a composition is validated
 
 
+@quick_init
 @dataclass(frozen=True)
 class Deal:
     """Who holds which card at the start: ``seats[0]`` is seat 1."""
@@ -55,9 +58,10 @@ class Deal:
         return self.seats[seat - 1]
 
     def seats_with(self, role: str) -> tuple[Seat, ...]:
-        return tuple(s for s in range(1, self.players + 1) if self.role_of(s) == role)
+        return tuple([s for s, card in enumerate(self.seats, start=1) if card == role])
 
 
+@quick_init
 @dataclass(frozen=True)
 class Composition:
     """How many cards of each role are in the game (players plus centre)."""
@@ -80,6 +84,7 @@ class Switches(BaseModel):
 # --- secrets -----------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class Secret:
     """Hidden information shown on the screen to the seats entitled to it.
@@ -150,6 +155,7 @@ class Channel(StrEnum):
     CALL = "call"  # Space pressed as the narrator calls each seat (call-mode shooting)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Tag:
     """What a prompt, a window, a secret or a timer is about.
@@ -185,6 +191,7 @@ def default_channels(tag: Tag) -> frozenset[Channel]:
     return _NIGHT_CHANNELS if tag.by_night else _DAY_CHANNELS
 
 
+@quick_init
 @dataclass(frozen=True)
 class Prompt:
     """A question the table must answer, with its own legality check.
@@ -224,8 +231,9 @@ class Prompt:
     claim: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.channels:
-            object.__setattr__(self, "channels", default_channels(self.tag))
+        if not self.channels:  # still being made: its own dict, not the frozen setattr
+            night = phase_kind(self.tag.phase) == "night"  # default_channels, inlined
+            self.__dict__["channels"] = _NIGHT_CHANNELS if night else _DAY_CHANNELS
 
     @property
     def id(self) -> str:
@@ -252,6 +260,32 @@ class Prompt:
         return answer
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+PROMPTS_REMEMBERED = 4096  # per builder: the prompts of many games, a few MB at most
+
+
+def remembered(builder: Callable[P, R]) -> Callable[P, R]:
+    """A prompt (or rule) builder that makes each one once and gives the same one again.
+
+    A prompt is a value (frozen, its check a pure function of the builder's
+    arguments), and so is a rule, so the same arguments may share one: games of a
+    simulation ask the same questions of the same tables again and again. Only for
+    builders whose arguments are values too (ints, strings, tuples, tags); with an
+    unhashable one (a list, a set) the result is simply built afresh.
+    """
+    cached = functools.lru_cache(maxsize=PROMPTS_REMEMBERED)(builder)
+
+    @functools.wraps(builder)
+    def made(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return cached(*args, **kwargs)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable argument (or the builder's own error, raised again)
+            return builder(*args, **kwargs)
+
+    return cast(Callable[P, R], made)
+
+
 def forbid(message: str, key: str, **params: object) -> IllegalAction:
     return IllegalAction(message, key, params)
 
@@ -274,8 +308,14 @@ def on_seat(test: Callable[[Seat], None]) -> Rule:
     return rule
 
 
+def _no_rule(answer: Answer) -> None:
+    """No rule at all: every parsed answer passes."""
+
+
 def all_of(*rules: Rule) -> Rule:
     """The rules in order: the first that forbids the answer names the problem."""
+    if len(rules) <= 1:  # most prompts have one rule or none: no wrapper around it
+        return rules[0] if rules else _no_rule
 
     def rule(answer: Answer) -> None:
         for each in rules:
@@ -322,6 +362,19 @@ _SEAT_OR: Mapping[str | None, frozenset[AnswerKind]] = {
 }
 
 
+class _SeatTexts(dict[Seat, str]):
+    """``str(seat)``, each made once (a seat choice lists a dozen of them)."""
+
+    def __missing__(self, seat: Seat) -> str:
+        text = str(seat)
+        if type(seat) is int:  # never a bool (True == 1): its text would stand for seat 1
+            self[seat] = text
+        return text
+
+
+_SEAT_TEXT = _SeatTexts()
+
+
 def seat_prompt(
     tag: Tag,
     seats: Iterable[Seat],
@@ -338,7 +391,7 @@ def seat_prompt(
     means ``other`` (nobody, abstain, the badge destroyed), or nobody without one.
     """
     default = OTHER_ANSWERS[other][1] if other is not None else _NOBODY
-    options = tuple(map(str, choices))
+    options = tuple([_SEAT_TEXT[seat] for seat in choices])
     if other is not None:
         options += (other,)
     accepts = _SEAT_OR[other]
@@ -375,6 +428,7 @@ def living_seat_prompt(
 # --- steps of a script ---------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class RoleName:
     """A line parameter that the catalog turns into the role's spoken name."""
@@ -385,6 +439,7 @@ class RoleName:
 Param = int | str | tuple[int, ...] | RoleName
 
 
+@quick_init
 @dataclass(frozen=True)
 class Say:
     """Speak one catalog line aloud (public). ``dawn`` marks the line that ends a night:
@@ -395,6 +450,7 @@ class Say:
     dawn: bool = False
 
 
+@quick_init
 @dataclass(frozen=True)
 class Phase:
     """A phase (``n1``, ``d1``) begins."""
@@ -410,6 +466,7 @@ class Phase:
         return phase_number(self.id)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Tagged:
     """A step about something with an id (a window, a secret, a timer)."""
@@ -421,6 +478,7 @@ class Tagged:
         return self.tag.id
 
 
+@quick_init
 @dataclass(frozen=True)
 class Wake(Tagged):
     """Open a timed wake window; it always lasts ``seconds`` in full.
@@ -439,6 +497,7 @@ class Wake(Tagged):
     window = Tagged.id  # the window's id, as scenario results name it
 
 
+@quick_init
 @dataclass(frozen=True)
 class Ask:
     """Wait for an accepted answer to ``prompt`` (inside a window: until it ends)."""
@@ -446,6 +505,7 @@ class Ask:
     prompt: Prompt
 
 
+@quick_init
 @dataclass(frozen=True)
 class Show(Tagged):
     """Show a secret to ``to`` on the screen, inside the current wake window."""
@@ -456,11 +516,13 @@ class Show(Tagged):
     prompt = Tagged.id  # the prompt id a secret is listed under (SCENARIOS.md)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Sleep:
     """Close the current wake window after its full length and clear the screen."""
 
 
+@quick_init
 @dataclass(frozen=True)
 class DealCard:
     """One seat looks at its card: the screen shows it only on that player's key."""
@@ -476,6 +538,7 @@ class DealCard:
 ONE_MINUTE_LEFT = ((60.0, "timer.one_minute"),)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Timer(Tagged):
     """A public timer: a discussion, or the speech of ``seat``; the table may end it early.
@@ -503,6 +566,7 @@ class Timer(Tagged):
     until_answer: bool = False
 
 
+@quick_init
 @dataclass(frozen=True)
 class Eliminate:
     """A seat leaves the game; ``shown_role`` when its card is turned face up."""
@@ -513,6 +577,7 @@ class Eliminate:
     shown_role: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class Badge:
     """The sheriff's badge is now with ``seat`` (None: destroyed, no sheriff); public."""
@@ -523,6 +588,7 @@ class Badge:
 Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | Badge
 
 
+@quick_init
 @dataclass(frozen=True)
 class Outcome:
     winner: str | None
@@ -539,6 +605,7 @@ Script = Flow[Outcome]
 # --- views -----------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class PublicView:
     """What everybody at the table may know."""
@@ -551,6 +618,7 @@ class PublicView:
     revealed: Mapping[Seat, str]
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatView:
     """What one seat may know: its own dealt card and what it was shown."""

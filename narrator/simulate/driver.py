@@ -34,6 +34,7 @@ from narrator.rules.core import (
     Seat,
     Secret,
     Show,
+    Sleep,
     Tag,
     Timer,
     Wake,
@@ -112,6 +113,7 @@ def play(game: Game, players: Players, parsed: _Parsed | None = None) -> GameRes
     """Play ``game`` to its end (or to the night limit) with ``players`` answering."""
     parsed = {} if parsed is None else parsed
     watching = players.watching
+    answer = players.answer
     alive = list(range(1, game.deal.players + 1))
     living = tuple(alive)
     causes: list[str] = []
@@ -125,35 +127,39 @@ def play(game: Game, players: Players, parsed: _Parsed | None = None) -> GameRes
         except StopIteration as stop:
             return GameResult(stop.value.winner, nights, days, tuple(causes))
         reply = None
-        if step.__class__ is Say:  # most steps: nothing to do unless somebody listens
+        # By the step's own class, not a chain of isinstance: no step class has subclasses.
+        if type(step) is Say:  # most steps: nothing to do unless somebody listens
             if watching:
                 players.said(step)
-        elif isinstance(step, Ask):
+        elif type(step) is Ask:
             prompt = step.prompt
-            text = players.answer(prompt, living)
+            text = answer(prompt, living)
             reply = prompt.default if text is None else accept(prompt, text, parsed)
             if watching:
                 players.answered(prompt, reply)
-        elif isinstance(step, Timer):
+        elif type(step) is Timer:
             reply = _timer(step, players, living, parsed)
-        elif isinstance(step, Phase):
+        elif type(step) is Phase:
             if last_night:
                 return GameResult(None, nights, days, tuple(causes))
-            kind = phase_kind(step.id)
-            if kind == "night":
-                number = phase_number(step.id) or 0
+            phase = step.id
+            period = phase_kind(phase)
+            if period == "night":
+                number = phase_number(phase) or 0
                 nights += number > 0
                 last_night = number >= NIGHT_LIMIT
-            elif kind == "day":
+            elif period == "day":
                 days += 1
             if watching:
-                players.phase(step.id)
-        elif isinstance(step, Eliminate):
+                players.phase(phase)
+        elif type(step) is Eliminate:
             causes.append(step.cause)
             alive.remove(step.seat)
             living = tuple(alive)
             if watching:
                 players.eliminated(step)
+        elif type(step) not in _STEPS and isinstance(step, _ANSWERED):
+            raise TypeError(f"{type(step).__name__}: a step class's subclass is not a step")
         elif watching:
             _tell(step, players)
 
@@ -181,6 +187,10 @@ def _timer(
     return answer
 
 
+_STEPS = frozenset({Say, Ask, Timer, Phase, Eliminate, Show, DealCard, Wake, Badge, Sleep})
+_ANSWERED = (Say, Ask, Timer, Phase, Eliminate)  # the steps :func:`play` itself follows
+
+
 def _tell(step: object, players: Players) -> None:
     """The steps only watching players are told of (the rest need no bookkeeping)."""
     if isinstance(step, Show):
@@ -198,11 +208,20 @@ def seeded(seed: int, index: int) -> random.Random:
     return random.Random(f"narrator.simulate/{seed}/{index}")
 
 
-def game_rngs(seed: int, index: int) -> tuple[random.Random, random.Random]:
+def game_rngs(
+    seed: int, index: int, reuse: tuple[random.Random, random.Random] | None = None
+) -> tuple[random.Random, random.Random]:
     """The chance of one game: the deal's and then the players' stream, and the rules' own.
 
     The deal is drawn first, so the players' choices never change the deal, and the
     rules' chance (a random speaking order) never depends on the players' choices.
+    ``reuse``: two generators of a finished game, seeded again (the very same streams
+    as new ones, without making them: a new ``Random`` is seeded twice).
     """
-    root = seeded(seed, index)
-    return root, random.Random(root.getrandbits(64))
+    if reuse is None:
+        root = seeded(seed, index)
+        return root, random.Random(root.getrandbits(64))
+    root, rules = reuse
+    root.seed(f"narrator.simulate/{seed}/{index}")
+    rules.seed(root.getrandbits(64))
+    return reuse

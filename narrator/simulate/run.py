@@ -13,6 +13,7 @@ import concurrent.futures
 import functools
 import multiprocessing
 import os
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,8 +119,9 @@ def play_range(setup: Setup, seed: int, start: int, stop: int) -> Tally:
         table.variant,
         table.switches,
     )
+    streams = random.Random(), random.Random()  # seeded again for every game
     for index in range(start, stop):
-        chance, rules = game_rngs(seed, index)
+        chance, rules = game_rngs(seed, index, streams)
         deal = shuffled_deal(composition, players, chance)
         tally.add(play(variant.new_game(deal, switches, rules), make(chance), parsed))
     return tally

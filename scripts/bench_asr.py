@@ -1,24 +1,30 @@
 #!/usr/bin/env python3
 """Benchmark of the listening engines on the project's corpus: accuracy, false accepts, latency.
 
-    .venv/bin/python scripts/bench_asr.py                      # every usable engine, ru and en
+    .venv/bin/python scripts/bench_asr.py                      # every engine, ru and en
     .venv/bin/python scripts/bench_asr.py --engines sphinx --langs en --quick
-    .venv/bin/python scripts/bench_asr.py --markdown > table.md
+    .venv/bin/python scripts/bench_asr.py --json runs.json     # and every clip's result
+    .venv/bin/python scripts/bench_asr.py --from-json runs.json  # its tables again
 
 The corpus (``narrator.listen.corpus``: every answer phrase and a set of
-chatter, by several voices at two speeds, clean and mixed with the knock bed
-and a crowd babble at 20/10/5 dB) is streamed in 50 ms blocks through the
-same recogniser, endpointer and grammar of the open prompt that a game uses.
-Each engine and language runs in its own process (memory is its own).
+chatter, by three voices per language at two speeds, clean and mixed with the
+knock bed and a crowd babble at 20/10/5 dB) is streamed in 50 ms blocks
+through the same recogniser, endpointer and grammar of the open prompt that a
+game uses. Each engine and
+language runs in its own process (memory is its own); the one-threaded ones
+two at a time (``--jobs``), Whisper alone and on fewer clips (it takes about
+a second per answer). An engine that cannot be used here (Vosk with no
+downloaded model) has a row that says why.
 
 Latency is end of speech → answer: the audio from the end of the spoken
 phrase to the block where the endpointer (or the engine) ended the utterance,
 plus the computing time of that last step: wall time (it depends on the
 machine's load, printed) and the process's CPU time ("idle": about what free
 cores give a one-threaded decoder; Whisper decodes on two threads, so its idle
-wall time is about half its CPU time). The goal is judged on "idle". Synthetic speech is harder than people: accuracy figures are
-pessimistic. Goals (issue 15): seat numbers ≥ 97 % clean and ≥ 90 % at 10 dB,
-latency median ≤ 300 ms, false accepts ≤ 2 %.
+wall time is about half its CPU time). The goal is judged on "idle".
+Synthetic speech is harder than people: accuracy figures are pessimistic.
+Goals (issue 15): seat numbers ≥ 97 % clean and ≥ 90 % at 10 dB, latency median
+≤ 300 ms, false accepts ≤ 2 %.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from narrator.listen import corpus
 from narrator.listen.engine import RATE, Endpointer, SpeechEngine
-from narrator.listen.engines import ENGINES, choices
+from narrator.listen.engines import ENGINES, choices, default_engine
+from narrator.listen.models import default_models_dir
 from narrator.listen.words import grammar, lexicon_for
 
 BLOCK = int(RATE * 0.05) * 2
@@ -94,15 +101,21 @@ def run_clip(engine: SpeechEngine, bank: corpus.Corpus, clip: corpus.Clip) -> di
     }
 
 
+def corpus_clips(lang: str, quick: bool) -> list[corpus.Clip]:
+    """The clips measured: the whole corpus, or (quick) one speed, clean and at 10 dB."""
+    if quick:
+        return corpus.clips(lang, speeds=corpus.SPEEDS[:1], conditions=QUICK)
+    return corpus.clips(lang)
+
+
 def measure(engine_name: str, lang: str, quick: bool) -> dict[str, Any]:
     """One engine on one language's corpus (run in a process of its own)."""
     choice = next(c for c in choices(lang) if c.engine == engine_name)
     if not choice.usable:
-        return {"engine": engine_name, "lang": lang, "problem": choice.problem}
+        problem = str(choice.problem).replace(str(default_models_dir()), "models/")
+        return {"engine": engine_name, "lang": lang, "problem": problem}
     bank = corpus.Corpus()
-    conditions = QUICK if quick else corpus.all_conditions()
-    speeds = corpus.SPEEDS[:1] if quick else corpus.SPEEDS
-    clips = corpus.clips(lang, speeds=speeds, conditions=conditions)
+    clips = corpus_clips(lang, quick)
     for clip in clips:  # render first: rendering is not listening
         bank.pcm(clip)
     before = rss_mb()
@@ -159,6 +172,9 @@ def summary(run: dict[str, Any]) -> dict[str, Any]:
     row["false_accepts"] = (
         sum(r["outcome"] == "wrong" for r in chatter) / len(chatter) if chatter else None
     )
+    row["chatter_none"] = (
+        sum(r["outcome"] == "none" for r in chatter) / len(chatter) if chatter else None
+    )
     row["wrong_answers"] = sum(
         r["outcome"] == "wrong" for r in results if r["group"] != "chatter"
     ) / max(1, sum(r["group"] != "chatter" for r in results))
@@ -175,15 +191,28 @@ def fmt(value: float | None, percent: bool = True) -> str:
     return f"{value * 100:.0f} %" if percent else f"{value:.0f}"
 
 
-def goals(row: dict[str, Any]) -> str:
-    checks = [
-        ("clean ≥ 97 %", row["numbers clean"], lambda v: v >= GOALS["clean"]),
-        ("10 dB ≥ 90 %", row["numbers 10 dB"], lambda v: v >= GOALS["10 dB"]),
-        ("≤ 300 ms", row["cpu_p50_ms"], lambda v: v <= GOALS["latency_ms"]),
-        ("FA ≤ 2 %", row["false_accepts"], lambda v: v <= GOALS["false_accepts"]),
+def goal_ratios(row: dict[str, Any]) -> list[tuple[str, float | None]]:
+    """Each goal's ratio, below 1 within the goal: for accuracy the share of errors over the
+    share allowed (80 % right against ≥ 97 %: 0.20 / 0.03 = 6.7), else measured / goal."""
+
+    def errors(value: float | None, goal: float) -> float | None:
+        return None if value is None else (1 - value) / (1 - goal)
+
+    def over(value: float | None, goal: float) -> float | None:
+        return None if value is None else value / goal
+
+    return [
+        ("numbers clean ≥ 97 %", errors(row["numbers clean"], GOALS["clean"])),
+        ("numbers 10 dB ≥ 90 %", errors(row["numbers 10 dB"], GOALS["10 dB"])),
+        ("idle p50 ≤ 300 ms", over(row["cpu_p50_ms"], GOALS["latency_ms"])),
+        ("false accepts ≤ 2 %", over(row["false_accepts"], GOALS["false_accepts"])),
     ]
+
+
+def goals(row: dict[str, Any]) -> str:
     return ", ".join(
-        f"{name} {'✓' if value is not None and ok(value) else '✗'}" for name, value, ok in checks
+        f"{name} {'met' if ratio is not None and ratio <= 1 else 'NOT met'}"
+        for name, ratio in goal_ratios(row)
     )
 
 
@@ -202,6 +231,7 @@ def print_tables(rows: list[dict[str, Any]], problems: list[dict[str, Any]], out
         "words 10 dB",
         "nominate",
         "false accepts",
+        "chatter not understood",
         "latency p50",
         "p90",
         "idle p50",
@@ -222,6 +252,7 @@ def print_tables(rows: list[dict[str, Any]], problems: list[dict[str, Any]], out
             fmt(row["words 10 dB"]),
             fmt(row["nominate clean"]),
             fmt(row["false_accepts"]),
+            fmt(row["chatter_none"]),
             f"{fmt(row['p50_ms'], False)} ms",
             f"{fmt(row['p90_ms'], False)} ms",
             f"{fmt(row['cpu_p50_ms'], False)} ms",
@@ -236,9 +267,48 @@ def print_tables(rows: list[dict[str, Any]], problems: list[dict[str, Any]], out
             + " |" * (len(head) - 3)
             + "\n"
         )
-    out.write("\nAgainst the goals (seat numbers; false accepts on chatter):\n\n")
+    out.write(
+        "\nAgainst the goals (seat numbers; false accepts on chatter). Ratio below 1: within "
+        "the goal (accuracy: errors / errors allowed; else measured / goal):\n\n"
+    )
+    names = [name for name, _ in goal_ratios(rows[0])] if rows else []
+    out.write("| engine | lang | " + " | ".join(names) + " |\n")
+    out.write("|" + "---|" * (len(names) + 2) + "\n")
     for row in rows:
-        out.write(f"- {row['engine']} {row['lang']}: {goals(row)}\n")
+        cells = [
+            "—" if ratio is None else f"{ratio:.2f} {'met' if ratio <= 1 else 'NOT met'}"
+            for _, ratio in goal_ratios(row)
+        ]
+        out.write(f"| {row['engine']} | {row['lang']} | " + " | ".join(cells) + " |\n")
+    for problem in problems:
+        out.write(f"| {problem['engine']} | {problem['lang']} | not measured |" + " |" * len(names))
+        out.write("\n")
+    out.write("\nThe engine a game uses with no --asr (narrator models list): ")
+    out.write(", ".join(f"{lang} {default_engine(lang) or 'none'}" for lang in LANGS) + ".\n")
+
+
+def _started(args: argparse.Namespace) -> Any:
+    def start(pair: tuple[str, str]) -> subprocess.Popen[str]:
+        engine, lang = pair
+        quick = args.quick or (engine == "whisper" and not args.full_whisper)
+        command = [sys.executable, __file__, "--one", engine, lang]
+        command += ["--quick"] if quick else []
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    return start
+
+
+def _finished(pair: tuple[str, str], process: subprocess.Popen[str]) -> dict[str, Any]:
+    """The run of one engine and language, once its process has ended."""
+    engine, lang = pair
+    stdout, stderr = process.communicate()
+    if process.returncode != 0:
+        sys.stderr.write(stderr)
+        return {"engine": engine, "lang": lang, "problem": "crashed"}
+    run: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    if "problem" not in run:
+        sys.stderr.write(f"{engine} {lang}: {run['clips']} clips\n")
+    return run
 
 
 def main() -> int:
@@ -249,6 +319,9 @@ def main() -> int:
         "--quick", action="store_true", help="one speed; clean, knock 10 dB, babble 10 dB"
     )
     parser.add_argument("--full-whisper", action="store_true", help="whisper on the whole corpus")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="one-threaded engines measured at once (default 2)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write every result here")
     parser.add_argument("--from-json", type=Path, default=None, help="print the tables of a --json")
     parser.add_argument("--one", nargs=2, metavar=("ENGINE", "LANG"), help=argparse.SUPPRESS)
@@ -266,31 +339,40 @@ def main() -> int:
         runs = json.loads(args.from_json.read_text("utf-8"))
         print_tables([summary(run) for run in runs], [], sys.stdout)
         return 0
-    for engine in args.engines.split(","):
-        for lang in args.langs.split(","):
-            quick = args.quick or (engine == "whisper" and not args.full_whisper)
-            command = [sys.executable, __file__, "--one", engine, lang]
-            command += ["--quick"] if quick else []
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                sys.stderr.write(done.stderr)
-                problems.append({"engine": engine, "lang": lang, "problem": "crashed"})
-                continue
-            run = json.loads(done.stdout.strip().splitlines()[-1])
-            if "problem" in run:
-                problems.append(run)
-                continue
-            runs.append(run)
-            rows.append(summary(run))
-            sys.stderr.write(f"{engine} {lang}: {run['clips']} clips\n")
+    pairs = [(e, lang) for e in args.engines.split(",") for lang in args.langs.split(",")]
+    # Whisper decodes on two threads: it is measured alone, after the others.
+    batches = [[p for p in pairs if p[0] != "whisper"], [p for p in pairs if p[0] == "whisper"]]
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    for batch in batches:
+        width = max(1, args.jobs) if batch and batch[0][0] != "whisper" else 1
+        for start in range(0, len(batch), width):
+            group = batch[start : start + width]
+            for pair, run in zip(group, [*map(_started(args), group)], strict=True):
+                done[pair] = _finished(pair, run)
+    for pair in pairs:
+        run = done[pair]
+        if "problem" in run:
+            problems.append(run)
+            continue
+        runs.append(run)
+        rows.append(summary(run))
     took = time.perf_counter() - started
     load = os.getloadavg()
     out = sys.stdout
+    speeds = ", ".join(map(str, corpus.SPEEDS))
+    every = f"{speeds} wpm, clean and with the knock bed and babble at " + ", ".join(
+        f"{s:g}" for s in corpus.SNRS
+    )
     out.write(
-        f"Corpus: {', '.join(LANGS)}; voices {corpus.VOICES}; speeds {corpus.SPEEDS} wpm; "
-        f"knock bed and babble at {', '.join(f'{s:g}' for s in corpus.SNRS)} dB "
-        "(whisper: one speed, clean and 10 dB, unless --full-whisper). "
-        f"{took:.0f} s; machine load {load[0]:.1f} (2 cores).\n\n"
+        f"Corpus: voices {corpus.VOICES}; "
+        + (
+            f"{corpus.SPEEDS[0]} wpm, clean and at 10 dB"
+            if args.quick
+            else f"{every} dB (whisper: {corpus.SPEEDS[0]} wpm, clean and at 10 dB, "
+            "unless --full-whisper)"
+        )
+        + f". {took:.0f} s, {args.jobs} one-threaded engines at a time; machine load "
+        f"{load[0]:.1f} ({os.cpu_count()} cores).\n\n"
     )
     print_tables(rows, problems, out)
     if args.json is not None:

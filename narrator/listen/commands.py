@@ -144,7 +144,7 @@ def mic_test(
         microphone = mic
     try:
         levels = _level(microphone, out, level_s)
-        heard = _numbers(model, lexicon.lang, microphone, out, listen_s)
+        heard = _numbers(model, lexicon.lang, microphone, out, listen_s, levels)
     finally:
         microphone.stop()
     if not levels:
@@ -190,8 +190,15 @@ def _level(source: AudioSource, out: TextIO, seconds: float) -> list[float]:
 
 
 def _numbers(
-    model: SpeechEngine, lang: str, source: AudioSource, out: TextIO, seconds: float
+    model: SpeechEngine,
+    lang: str,
+    source: AudioSource,
+    out: TextIO,
+    seconds: float,
+    levels: list[float],
 ) -> list[int]:
+    """The numbers heard in ``seconds`` of audio; each block's level is added to ``levels``
+    (the advice judges the voice by its loudest block, the counting included)."""
     lexicon = lexicon_for(lang)
     prompt = _numbers_prompt()
     words = " ".join(lexicon.number_word(n) for n in range(1, 11))
@@ -212,6 +219,7 @@ def _numbers(
                 break
         else:
             elapsed += _seconds(block)
+            levels.append(level_db(block))
             text = recogniser.feed(block)
             if text is None and endpointer.push(block):
                 text = recogniser.finish()

@@ -8,7 +8,10 @@ ones) at several speeds, then placed in a short silence with a faint noise
 floor and mixed with the night's own knock bed or a crowd-like babble at 20,
 10 and 5 dB. Speech is rendered once into a cache folder; the noisy versions
 are mixed on the fly, the same every time (seeded by the clip's id), so a
-test or the benchmark decodes exactly the same audio on any machine.
+test or the benchmark decodes exactly the same audio every time it runs. A
+fresh render is not always byte for byte the same (espeak-ng through pyttsx3
+differs by a few samples from one render to the next), so another machine's
+corpus may differ a little: the tests' margins are wide for that.
 
 Synthetic speech is harder to recognise than people are: figures measured on
 it are pessimistic.

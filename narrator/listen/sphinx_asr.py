@@ -11,7 +11,12 @@ The whole utterance is decoded in one call when the endpointer says it ended
 (ten points better than streaming, and a few milliseconds): ``feed`` only keeps
 the audio from a moment before the speech began. A faint fixed dither is added
 because the decoder fails on pure digital silence. An utterance decoded to
-nothing or to a fragment reads as "not understood" upstream.
+nothing or to a fragment reads as "not understood" upstream. The lattice pass
+(``bestpath``) is off: on the corpus it cost most of the decoding time (five
+times as much on noisy speech) for no gain (Russian was better without it,
+English about even: a few more numbers, a few more false accepts). The model's noise
+removal adapts to the room from one utterance to the next, so what an utterance
+gives depends a little on the ones heard before it.
 """
 
 from __future__ import annotations
@@ -94,13 +99,15 @@ def jsgf(
     phrases: Sequence[str],
     lexicon: Lexicon,
     words: Mapping[str, Sequence[str]] | None = None,
-    garbage: Sequence[str] = (),
+    garbage: Mapping[str, str] | None = None,
 ) -> str:
     """One utterance: up to three fillers («игрок номер», "i vote for"), then one answer.
 
     A filler that sounds like an answer here ("for" and "four") is left out. With
     ``[unk]`` in ``phrases`` the whole utterance may instead be a few ``garbage``
-    words, at a low weight: speech that is no answer is heard as them.
+    words (name → phones), at a low weight: speech that is no answer is heard as
+    them. A garbage word that sounds like a word of the grammar ("to" and "two")
+    is left out too: it would take that answer for "not understood".
     """
     fillers = {*lexicon.fillers, *lexicon.nominate_phrases}
     yes_no = {*lexicon.yes, *lexicon.no}
@@ -115,10 +122,12 @@ def jsgf(
     # Fillers alone are an utterance too («я выставляю игрока», then a pause, then the
     # number): they mean nothing, so talk that sounds like them is harmless.
     answer = "(<filler> [<filler>] [<filler>] [<answer>] | <answer>)" if fill else "<answer>"
+    spoken = {s for p in (*answers, *fill) for w in p.split() for s in (words or {}).get(w, ())}
+    unknown = [g for g, phones in (garbage or {}).items() if phones not in spoken]
     lines = ["#JSGF V1.0;", "grammar answers;"]
-    if garbage and UNKNOWN in phrases:
+    if unknown and UNKNOWN in phrases:
         lines.append(f"public <utterance> = /1/ ({answer}) | /{GARBAGE_WEIGHT}/ <garbage>;")
-        lines.append(f"<garbage> = {GARBAGE_SHAPE.format(words=' | '.join(garbage))};")
+        lines.append(f"<garbage> = {GARBAGE_SHAPE.format(words=' | '.join(unknown))};")
     else:
         lines.append(f"public <utterance> = {answer};")
     if fill:
@@ -157,13 +166,13 @@ class SphinxEngine:
         lang: str,
         decoder: Any,
         words: dict[str, list[str]],
-        garbage: tuple[str, ...],
+        garbage: dict[str, str],
         seconds: float,
     ) -> None:
         self.lang = lang
         self.decoder = decoder
         self.words = words
-        self.garbage = garbage
+        self.garbage = garbage  # unk_<word> → its phones
         self.load_seconds = seconds
         self.experimental = lang in EXPERIMENTAL
         self.lock = threading.Lock()  # one decoder: one utterance at a time
@@ -199,8 +208,9 @@ class SphinxEngine:
                 lm=None,
                 loglevel="FATAL",
                 wip=WIP,
+                bestpath=False,
             )
-        return cls(lang, decoder, words, tuple(garbage), time.monotonic() - started)
+        return cls(lang, decoder, words, garbage, time.monotonic() - started)
 
     def knows(self, word: str) -> bool:
         return word in self.words

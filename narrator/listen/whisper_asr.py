@@ -140,6 +140,7 @@ class WhisperEngine:
                 samples,
                 language="en",
                 beam_size=BEAM,
+                temperature=0.0,  # no fallback passes: a short answer costs one decode
                 initial_prompt=prompt,
                 condition_on_previous_text=False,
                 without_timestamps=True,

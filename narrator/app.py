@@ -37,11 +37,13 @@ from narrator.host.journal import Journal, default_record_dir, read_journal
 from narrator.host.outage import SoundWatch
 from narrator.host.table import GameStopped, Rewind, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
+from narrator.picture import draw_finished
 from narrator.ports import Clock, Keys, Screen, Sound, Voice
 from narrator.record import GameRecord
 from narrator.resume import Done, Unfinished, unfinished
 from narrator.rules.core import Deal, Say, Switches, phase_kind, phase_number, shuffled_deal
 from narrator.rules.errors import ConfigError
+from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import (
@@ -56,6 +58,7 @@ from narrator.voice.catalog import Catalog, load_catalog
 
 if TYPE_CHECKING:
     from narrator.screen.tui import TableApp
+    from narrator.voice.packs import VoicePack
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -134,6 +137,7 @@ class TableSettings:
     text: bool = False  # the plain terminal host instead of the full screen
     input: str = "keypad"  # "voice": day answers may also be spoken (narrator.listen)
     asr_model: Path | None = None  # a Vosk model folder; default: the language's in models/
+    asr: str | None = None  # the speech engine (vosk, sphinx, whisper); default: the best installed
     input_device: str | None = None  # the microphone; default: the system's default input
     push_to_talk: bool = False
     # The fields typed on the command line (they win over remembered ones); None for
@@ -218,6 +222,8 @@ def speech_source(
 ) -> PackOrTTS:
     """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack.
 
+    Only the lines the voice pack cannot say (``VoicePack.unsaid``) are rendered
+    before the game: with a complete pack, spliced lines included, nothing is.
     A voice that does not exist gives the best other voice of the language, a voice
     pack that cannot be used gives the system voice: the line to say about it (a
     ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
@@ -228,21 +234,29 @@ def speech_source(
     cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
     if voice is not None and not is_named(cache.voice, voice) and fallbacks is not None:
         fallbacks.append("notice.voice_missing")
-    missing = cache.missing(lines_to_render(settings.lang, game))
+    pack = _voice_pack(settings, fallbacks)
+    lines = lines_to_render(settings.lang, game)
+    missing = cache.missing(pack.unsaid(lines) if pack is not None else lines)
     if missing:
         cache.build(missing, progress or (lambda done, total: None))
-    if settings.voice_pack is None:
+    if pack is None:
         return PackOrTTS(cache.clip)
+    return PackOrTTS(cache.clip, pack.clip)
+
+
+def _voice_pack(settings: TableSettings, fallbacks: list[str] | None) -> VoicePack | None:
+    """The game's voice pack; None without one, or (said in ``fallbacks``) when it is unusable."""
+    if settings.voice_pack is None:
+        return None
     from narrator.voice.packs import VoicePack
 
     try:
-        pack = VoicePack.load(settings.voice_pack, lang=settings.lang)
+        return VoicePack.load(settings.voice_pack, lang=settings.lang)
     except ConfigError as error:
         _LOGGER.warning("%s; the system voice speaks instead", error)
         if fallbacks is not None:
             fallbacks.append("notice.pack_missing")
-        return PackOrTTS(cache.clip)
-    return PackOrTTS(cache.clip, pack.clip)
+        return None
 
 
 def _mixer(settings: TableSettings, seed: int) -> Mixer:
@@ -325,6 +339,9 @@ def _recorded_game(
     close_journal(journal, record)
     _retire_continued(prepared, record)
     terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
+    picture = draw_finished(journal.path, record.events, rules_rng)  # a game that ended only
+    if picture is not None:
+        terminal.line(prepared.catalog.text("picture.written", {"path": picture}))
     return code, record, journal
 
 
@@ -430,6 +447,7 @@ def voice_input(
         screen,
         voice,
         push_to_talk=settings.push_to_talk,
+        asr=settings.asr,
     )
     if listening is None:  # no model, no microphone: the keypad alone, said once
         return keys, voice, sound, lambda: None
@@ -575,7 +593,12 @@ def chosen_game(
         chosen = replace(chosen, game=ready.variant.name, players=ready.players)
         chosen.lang = ready.catalog.lang
         return chosen, ready
-    return chosen, prepare(chosen) if setup else prepared
+    if not setup:
+        return chosen, prepared
+    seats = get_variant(chosen.game).seat_counts  # the set-up screen's default composition:
+    players = chosen.players or (seats.start + seats.stop) // 2  # the recommended one
+    chosen = replace(chosen, options=with_recommended(chosen.game, players, chosen.options))
+    return chosen, prepare(chosen)
 
 
 def _resumed_from(path: Path, settings: TableSettings) -> Prepared:

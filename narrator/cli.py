@@ -157,18 +157,54 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--record-dir", type=_path, default=None, help="where game records go")
     _sound_options(demo)
 
-    commands.add_parser("voices", help="list the system voices per language")
-    voice = commands.add_parser("voice", help="speech: pre-render lines, record a voice pack")
+    commands.add_parser(
+        "voices",
+        help="list every speech engine and voice per language, its quality and the default",
+    )
+    voice = commands.add_parser(
+        "voice", help="speech: pre-render lines, build, record, export and import voice packs"
+    )
     voice_commands = voice.add_subparsers(dest="voice_command", required=True)
-    build = voice_commands.add_parser("build", help="render every line that is not cached yet")
+    build = voice_commands.add_parser(
+        "build", help="render every line that is not cached yet, or (--name) a whole voice pack"
+    )
     build.add_argument("--lang", default="ru", choices=["ru", "en"])
     build.add_argument("--variant", default=None, help="only this game's lines")
-    build.add_argument("--voice", default=None, help="a system voice id (see `narrator voices`)")
+    build.add_argument(
+        "--voice",
+        default=None,
+        metavar="ENGINE:VOICE",
+        help="e.g. festival:msu_ru_nsh_clunits, hibari:heart, espeak:zle/ru, or a bare voice id "
+        "(default: the best installed voice, see `narrator voices`)",
+    )
     build.add_argument("--rate", type=_rate, default=None, help="words per minute")
-    record = voice_commands.add_parser("record", help="record your own voice pack, line by line")
+    build.add_argument(
+        "--name", default=None, help="write a voice pack of this name that speaks every line"
+    )
+    build.add_argument(
+        "--replace", action="store_true", help="with --name: replace a pack of that name"
+    )
+    record = voice_commands.add_parser(
+        "record", help="record your own voice pack: the lines, then the parts of lines with numbers"
+    )
     record.add_argument("--lang", default="ru", choices=["ru", "en"])
     record.add_argument("--pack", required=True, help="name of the voice pack")
     record.add_argument("--variant", default=None, help="only this game's lines")
+    export = voice_commands.add_parser("export", help="write a voice pack as one file to share")
+    export.add_argument("name", help="the voice pack")
+    export.add_argument("file", type=_path, help="the file to write (a zip, e.g. vasya.zip)")
+    export.add_argument(
+        "--audio",
+        default="flac",
+        choices=["flac", "ogg"],
+        help="flac: lossless (default); ogg: about a third of the size",
+    )
+    imported = voice_commands.add_parser("import", help="install a voice pack from its file")
+    imported.add_argument("file", type=_path, help="a file written by `narrator voice export`")
+    imported.add_argument("--name", default=None, help="install it under this name")
+    imported.add_argument(
+        "--lang", default=None, choices=["ru", "en"], help="refuse a pack of another language"
+    )
 
     scenario = commands.add_parser("scenario", help="headless scenario files (SCENARIOS.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
@@ -178,7 +214,68 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser("games", help="list the playable games")
     _listen_commands(commands)
+    _simulate_commands(commands)
     return parser
+
+
+def _simulate_commands(commands: Any) -> None:
+    """``simulate`` (many games played by policies) and ``show`` (a finished game's picture)."""
+    simulate = commands.add_parser(
+        "simulate", help="play many games with no one at the table: win rates, lengths, causes"
+    )
+    simulate.add_argument("game", help="which game (see `narrator games`)")
+    simulate.add_argument("--players", type=int, default=None, help="number of players")
+    _rule_options(simulate)
+    simulate.add_argument("--games", type=int, default=10_000, help="how many (default: 10000)")
+    simulate.add_argument(
+        "--policy",
+        choices=["random", "informed"],
+        default="random",
+        help="random legal answers, or players acting on what they could know",
+    )
+    simulate.add_argument(
+        "--jobs",
+        type=int,
+        nargs="?",
+        const=None,
+        default=1,
+        metavar="K",
+        help="processes (--jobs alone: every core); the figures do not depend on it",
+    )
+    simulate.add_argument("--seed", type=int, default=0, help="same seed, same figures")
+    simulate.add_argument("--plot", type=_path, default=None, help="a PNG chart (matplotlib)")
+    simulate.add_argument("--lang", default="ru", choices=["ru", "en"])
+    show = commands.add_parser("show", help="draw a finished game's record as a picture")
+    show.add_argument("record", type=_path, help="the .jsonl record of a finished game")
+    show.add_argument(
+        "-o", "--output", type=_path, default=None, help=".svg (default, beside it) or .png"
+    )
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from narrator.simulate.command import simulate_command
+
+    return simulate_command(
+        args.game,
+        args.players,
+        dict(args.option),
+        games=args.games,
+        policy=args.policy,
+        jobs=args.jobs,
+        seed=args.seed,
+        plot=args.plot,
+        lang=args.lang,
+    )
+
+
+def _show(args: argparse.Namespace) -> int:
+    from narrator.app import rules_rng
+    from narrator.picture import draw
+    from narrator.voice.catalog import load_catalog
+
+    path, lang = draw(args.record, args.output, rules_rng)
+    print(load_catalog(lang).text("picture.written", {"path": path}))
+    return 0
 
 
 def _listen_options(play: argparse.ArgumentParser) -> None:
@@ -189,6 +286,12 @@ def _listen_options(play: argparse.ArgumentParser) -> None:
         help="voice: day answers may also be spoken (night input stays keypad only)",
     )
     play.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
+    play.add_argument(
+        "--asr",
+        choices=["vosk", "sphinx", "whisper"],
+        default=None,
+        help="speech engine (default: the best installed; narrator models list)",
+    )
     play.add_argument("--input-device", default=None, help="microphone: index or part of its name")
     play.add_argument(
         "--push-to-talk", action="store_true", help="listen only while Space is held down"
@@ -206,11 +309,16 @@ def _listen_commands(commands: Any) -> None:
         "--dir", type=_path, default=None, help="models folder (default: models/)"
     )
     download.add_argument("--url", default=None, help="fetch the archive from this mirror instead")
-    listing = models_commands.add_parser("list", help="which speech models are installed")
+    listing = models_commands.add_parser(
+        "list", help="the speech engines of each language, and the one a game uses"
+    )
     listing.add_argument("--dir", type=_path, default=None, help="models folder (default: models/)")
     mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
     mic.add_argument("--lang", default="ru", choices=["ru", "en", "ko"])
     mic.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
+    mic.add_argument(
+        "--asr", choices=["vosk", "sphinx", "whisper"], default=None, help="speech engine"
+    )
     mic.add_argument("--input-device", default=None, help="microphone: index or part of its name")
     mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
 
@@ -220,7 +328,12 @@ def _listen(args: argparse.Namespace) -> int:
 
     if args.command == "mic-test":
         return commands.mic_test(
-            args.lang, args.asr_model, args.input_device, sys.stdout, listen_s=args.seconds
+            args.lang,
+            args.asr_model,
+            args.input_device,
+            sys.stdout,
+            listen_s=args.seconds,
+            asr=args.asr,
         )
     if args.models_command == "download":
         return commands.models_download(args.lang, args.dir, args.url, sys.stdout)
@@ -245,8 +358,10 @@ def _sound_options(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         const="auto",
         default=None,
-        metavar="ID",
-        help="speak the lines (optionally with this system voice, see `narrator voices`)",
+        metavar="ENGINE:VOICE",
+        help="speak the lines; optionally with this voice, e.g. festival:msu_ru_nsh_clunits, "
+        "hibari:heart, espeak:zle/ru or a bare voice id (default: the best installed voice, "
+        "see `narrator voices`)",
     )
     parser.add_argument("--rate", type=_rate, default=None, help="speech rate, words per minute")
     parser.add_argument("--voice-pack", default=None, help="prefer this recorded voice pack")
@@ -334,6 +449,7 @@ def play_settings(args: argparse.Namespace) -> Any:
     settings.input = args.input or "keypad"
     settings.given = given_on_command_line(args)
     settings.asr_model = args.asr_model
+    settings.asr = args.asr
     settings.input_device = args.input_device
     settings.push_to_talk = args.push_to_talk
     return settings
@@ -397,7 +513,19 @@ def _voice(args: argparse.Namespace) -> int:
     if args.command == "voices":
         return commands.voices_command(sys.stdout)
     if args.voice_command == "build":
-        return commands.build_command(args.lang, args.variant, args.voice, args.rate, sys.stdout)
+        return commands.build_command(
+            args.lang,
+            args.variant,
+            args.voice,
+            args.rate,
+            sys.stdout,
+            name=args.name,
+            replace=args.replace,
+        )
+    if args.voice_command == "export":
+        return commands.export_command(args.name, args.file, args.audio, sys.stdout)
+    if args.voice_command == "import":
+        return commands.import_command(args.file, args.name, args.lang, sys.stdout)
     return commands.record_command(args.lang, args.pack, args.variant)
 
 
@@ -418,6 +546,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _listen(args)
         if args.command == "resume":
             return _resume(args)
+        if args.command == "simulate":
+            return _simulate(args)
+        if args.command == "show":
+            return _show(args)
         return _play(args)
     except NarratorError as error:
         print(one_line(f"narrator: {error}"), file=sys.stderr)

@@ -11,7 +11,9 @@ game, with nothing to keep in step by hand.
 The time of a step:
 
 * a narrator line: the characters of its spoken text (numbers spelled out, in the
-  table's language) over the speech rate measured for that language (CHARS_PER_S);
+  table's language) over the speech rate measured for the engine that speaks it in
+  that language (CHARS_PER_S: by default the engine of the language's default voice,
+  Festival for ru and hibari for en; espeak-ng's figure for any other engine);
 * a wake window: its full length (windows never end early, RULES.md 0.3); the cues
   said in it (sport mafia's called numbers) only when they overrun it;
 * a timer (a discussion, a speech, last words, a pause): its full length, and the
@@ -63,20 +65,39 @@ from narrator.rules.core import (
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant, get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.engines import FESTIVAL, HIBARI
 from narrator.voice.numbers import spoken
 
-# Characters of spoken text per second of speech, at the default rate (170 wpm) of
-# the project's TTS: espeak-ng 1.51 through pyttsx3 (voices zle/ru and gmw/en-us).
-# Measured by scripts/measure_speech_rate.py: 48 real catalog lines per language
-# (12 drawn from every game's lines) rendered through SpeechCache into an empty
-# folder; total characters over total seconds of audio, the engine's leading and
-# trailing silence included.  ru: 1808 chars in 125.2 s; en: 2147 chars in 149.4 s
-# (149.3 s in some runs: espeak is not quite deterministic, 0.1 %).
-# (A least-squares line gives 0.28 s + chars / 16.2 for ru and 0.59 s + chars / 17.7
-# for en: the same totals over lines of these lengths.)  The same script checks the
-# model on every line said outside windows and timers in 3 games of each variant:
-# the model's total is 0.99–1.03 times the rendered one, in both languages.
-CHARS_PER_S: Mapping[str, float] = {"ru": 14.45, "en": 14.37}
+# Characters of spoken text per second of speech at the default rate (170 wpm), by
+# engine, then language: what the table plays, the engine's silence trimmed by the
+# levelling (narrator.sound.loudness) as every clip of the speech cache is.  Measured
+# by scripts/measure_speech_rate.py: 48 real catalog lines per language (12 drawn from
+# every game's lines) rendered through SpeechCache into an empty folder; total
+# characters over total seconds of audio.
+# * Festival msu_ru_nsh_clunits (ru, the default): 1808 chars in 148.8 s, 0.0823 s a
+#   character; its unit-selection voice keeps the slow pace of its recordings.
+# * hibari heart (en, the default): 2147 chars in 127.5 s, 0.0594 s a character.
+# * Festival cmu_us_slt_arctic_hts (en): 2147 chars in 137.3 s, 0.0640 s a character.
+# * espeak-ng 1.51 through pyttsx3 (zle/ru, gmw/en-us), the figure of every engine not
+#   measured: ru 1808 chars in 109.3 s, en 2147 chars in 135.7 s (135.6 s in another
+#   run: espeak is not quite deterministic); 0.0605 and 0.0632 s a character.  (Before
+#   the levelling trimmed its silence it measured 14.45 and 14.37 characters a second.)
+# Least-squares lines (seconds = a + chars / cps) give 0.11 s + chars / 12.6 for
+# Festival ru, 0.07 s + chars / 17.3 for hibari, 0.20 s + chars / 16.8 for Festival
+# en: the same totals over lines of these lengths.  The same script checks the model
+# on every line said outside windows and timers in 3 games of each variant: the
+# model's total is 0.96–1.01 times the rendered one for Festival ru, 1.02–1.08 for
+# hibari, 1.00–1.04 for Festival en and 0.98–1.04 for espeak-ng.
+CHARS_PER_S: Mapping[str, Mapping[str, float]] = {
+    FESTIVAL: {"ru": 12.15, "en": 15.64},
+    HIBARI: {"en": 16.83},
+    "espeak": {"ru": 16.54, "en": 15.82},
+}
+# The engine whose figures stand in for an engine not measured (SAPI5, NSSS, …).
+FALLBACK_ENGINE = "espeak"
+# The engine a language is spoken with unless one is given: that of its default voice,
+# the best one scripts/setup.sh installs (narrator.voice.engines ranks the voices).
+DEFAULT_ENGINES: Mapping[str, str] = {"ru": FESTIVAL, "en": HIBARI}
 # Assumed, not measured: a voter names a seat (or the hands are counted) and the
 # keeper of the laptop types it and presses Enter; capped at the answer time.
 # RULES.md's timing summaries give 3 s per hand count (3.10) and about 5 s per voter
@@ -115,9 +136,12 @@ def expected_length(
     answer_s: float = 60.0,
     games: int = GAMES,
     seed: int = 0,
+    engine: str | None = None,
 ) -> Length:
     """The length of a game of ``game`` for ``players`` with the rule switches ``options``.
 
+    ``engine`` is the speech engine that will speak (``festival``, ``hibari``,
+    ``espeak``, …); None: that of the language's default voice (DEFAULT_ENGINES).
     Deterministic for a seed. An unknown game, option, language or a composition that
     does not fit raises the ConfigError the registry and the variant raise.
     """
@@ -125,13 +149,14 @@ def expected_length(
     switches = make_switches(variant, options or {})
     variant.composition(players, switches)  # the variant's own error for a bad table
     load_catalog(lang)  # an unknown language fails here
-    if lang not in CHARS_PER_S:
+    if lang not in CHARS_PER_S[FALLBACK_ENGINE]:
         raise ConfigError(f"no measured speech rate for language {lang!r}")
     if not answer_s > 0 or math.isinf(answer_s):
         raise ConfigError(f"answer time must be a positive number of seconds, not {answer_s}")
     if games < 1:
         raise ConfigError(f"an estimate plays at least one game, not {games}")
-    return _estimate(game, players, switches, lang, float(answer_s), games, seed)
+    speaker = DEFAULT_ENGINES.get(lang, FALLBACK_ENGINE) if engine is None else engine
+    return _estimate(game, players, switches, lang, float(answer_s), games, seed, speaker)
 
 
 def clear_cache() -> None:
@@ -149,6 +174,7 @@ def _estimate(
     answer_s: float,
     games: int,
     seed: int,
+    engine: str,
 ) -> Length:
     variant = get_variant(game)
     catalog = load_catalog(lang)
@@ -156,7 +182,7 @@ def _estimate(
     seconds: list[float] = []
     nights: list[int] = []
     for _ in range(games):
-        table = Stopwatch(catalog, random.Random(master.getrandbits(64)), answer_s)
+        table = Stopwatch(catalog, random.Random(master.getrandbits(64)), answer_s, engine)
         table.run(_new_game(variant, players, switches, master))
         seconds.append(table.seconds)
         nights.append(table.nights)
@@ -181,9 +207,20 @@ def percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (place - below)
 
 
+def chars_per_s(lang: str, engine: str | None = None) -> float:
+    """Characters a second that ``engine`` (None: the language's default) speaks ``lang`` at.
+
+    An engine or language it was not measured for gets espeak-ng's figure; a
+    language espeak-ng was not measured for either is a KeyError.
+    """
+    engine = DEFAULT_ENGINES.get(lang, FALLBACK_ENGINE) if engine is None else engine
+    measured = CHARS_PER_S.get(engine, {})
+    return measured[lang] if lang in measured else CHARS_PER_S[FALLBACK_ENGINE][lang]
+
+
 @functools.lru_cache(maxsize=4096)
-def _line_seconds(text: str, lang: str) -> float:
-    return len(spoken(text, lang).strip()) / CHARS_PER_S[lang]
+def _line_seconds(text: str, lang: str, engine: str | None) -> float:
+    return len(spoken(text, lang).strip()) / chars_per_s(lang, engine)
 
 
 class Unrecorded(GameRecord):
@@ -199,17 +236,20 @@ class Unrecorded(GameRecord):
 class Stopwatch(Driver):
     """A table with no clock that adds up how long every step would take at a real one."""
 
-    def __init__(self, catalog: Catalog, rng: random.Random, answer_s: float) -> None:
+    def __init__(
+        self, catalog: Catalog, rng: random.Random, answer_s: float, engine: str | None = None
+    ) -> None:
         super().__init__(catalog, Unrecorded())
         self.rng = rng
         self.answer_s = answer_s
+        self.engine = engine  # who speaks the lines; None: the language's default engine
         self.seconds = 0.0
         self.nights = 0
         self._running = False  # inside a window or a timer: what is said there takes no extra
         self._cues: list[float] = []
 
     def line_seconds(self, text: str) -> float:
-        return _line_seconds(text, self.catalog.lang)
+        return _line_seconds(text, self.catalog.lang, self.engine)
 
     def enter_phase(self, phase: str) -> None:
         number = phase_number(phase)

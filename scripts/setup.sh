@@ -39,7 +39,7 @@ find_python() {
 venv_ok() { [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; }
 
 # ---- system packages ---------------------------------------------------------
-PKGS=(espeak-ng libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils tmux)
+PKGS=(espeak-ng festival festvox-ru festvox-us-slt-hts libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils tmux)
 PYTHON="$(find_python || true)"
 if [[ -z "$PYTHON" ]] && ! venv_ok; then
     PKGS=(python3 python3-venv python3-pip "${PKGS[@]}")

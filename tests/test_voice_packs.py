@@ -9,14 +9,19 @@ import sys
 import threading
 import time
 import tomllib
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from narrator.host.audio import PackOrTTS
 from narrator.rules.errors import ConfigError
+from narrator.sound import loudness
 from narrator.sound.clip import Clip
+from narrator.voice import packs
+from narrator.voice.pack_file import export_pack, import_pack
 from narrator.voice.packs import (
     MANIFEST,
     MicrophoneRecorder,
@@ -25,6 +30,7 @@ from narrator.voice.packs import (
     record_pack,
     trimmed,
 )
+from narrator.voice.splice import COMMA_S, WORD_S, Part, pack_parts
 
 RATE = 16000
 LINES = [
@@ -316,3 +322,331 @@ def test_recording_from_the_default_microphone(pulse_audio: dict[str, str]) -> N
     assert float(np.abs(loud.samples).max()) > 0.1
     spectrum = np.abs(np.fft.rfft(loud.samples[:, 0]))
     assert abs(np.argmax(spectrum) * loud.rate / loud.frames - 440) < 10
+
+
+# --- parts: recorded, checked, spliced --------------------------------------------------------
+
+CALL = "Игрок номер 5, откройте глаза и посмотрите свою карту."
+
+
+def call_parts() -> list[Part]:
+    """The recordings «Игрок номер 5, откройте глаза…» is put together from."""
+    wanted = {"deal.call#0", "deal.call#1", "number.5"}
+    return [p for p in pack_parts("ru", "onenight") if p.key in wanted]
+
+
+def test_a_session_asks_for_the_parts_and_the_line_is_spliced(tmp_path: Path) -> None:
+    parts = call_parts()
+    assert [p.key for p in parts] == ["deal.call#0", "deal.call#1", "number.5"]
+    recorder = FakeRecorder([tone(300), tone(400), tone(500)])
+    ui = FakeUI(["", "", ""] * 3 + ["s"])  # three takes kept, the number skipped
+    summary = record_pack("ru", "home", [LINES[0], *parts], recorder, ui, root=tmp_path)
+    assert summary.recorded == ["onenight.night", "deal.call#0", "deal.call#1"]
+    assert summary.skipped == ["number.5"]
+    shown = "\n".join(ui.shown)
+    # What to say, and where it belongs: the text around «…», each number as a word.
+    assert "deal.call#0: a piece of a line, say only\n    Игрок номер\n" in shown
+    assert "(the line: «Игрок номер …, откройте глаза и посмотрите свою карту.»" in shown
+    assert "откройте глаза и посмотрите свою карту." in shown
+
+    manifest = manifest_of(tmp_path / "home")
+    assert manifest.source == "recorded"
+    assert manifest.parts["deal.call#0"].words == "Игрок номер"
+    assert set(manifest.lines) == {"onenight.night"}
+
+    pack = VoicePack.load("home", root=tmp_path)
+    assert pack.clip("deal.call", CALL) is None  # number.5 was not recorded yet
+    assert not pack.can_say("deal.call", CALL)
+    summary = record_pack(
+        "ru", "home", parts, FakeRecorder([tone(600)]), FakeUI([""] * 3), root=tmp_path
+    )
+    assert summary.kept == ["deal.call#0", "deal.call#1"] and summary.recorded == ["number.5"]
+
+    pack = VoicePack.load("home", root=tmp_path)
+    assert pack.can_say("deal.call", CALL)
+    line = pack.clip("deal.call", CALL)
+    assert line is not None and line.rate == RATE and line.channels == 1
+    # Three half-second tones with their silence cut to the loudness rule's margins,
+    # a word gap and a comma pause.
+    parts_s = 3 * (0.5 + 2 * loudness.MARGIN_S)
+    assert abs(line.seconds - (parts_s + WORD_S + COMMA_S)) < 0.02
+    assert pack.clip("deal.call", CALL.replace("5", "6")) is None  # no number.6
+    assert pack.clip("deal.call") is None  # no text: nothing to splice
+
+
+def test_the_number_prompt_says_the_word(tmp_path: Path) -> None:
+    number = next(p for p in pack_parts("ru", "onenight") if p.key == "number.5")
+    role = next(p for p in pack_parts("ru", "onenight") if p.key == "role.werewolf")
+    ui = FakeUI(["s", "s"])
+    record_pack("ru", "home", [number, role], FakeRecorder([]), ui, root=tmp_path)
+    assert ui.shown[0] == "[1/2] number.5: a number, said on its own\n    пять"
+    assert ui.shown[1] == "[2/2] role.werewolf: a role's name, said on its own\n    Оборотень"
+
+
+def part_manifest(parts: str) -> str:
+    return GOOD + "[parts]\n" + parts
+
+
+def test_parts_of_another_wording_or_unknown_are_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    manifest = part_manifest(
+        '"deal.call#0" = { file = "a.wav", words = "Игрок номер" }\n'
+        '"deal.call#1" = { file = "b.wav", words = "возьмите карту." }\n'  # an older wording
+        '"number.5" = { file = "c.wav", words = "пять" }\n'
+        '"number.x" = { file = "c.wav", words = "икс" }\n'
+        '"no.such#0" = { file = "c.wav", words = "нет" }\n'
+        '"number.7" = { file = "gone.wav", words = "семь" }\n'
+    )
+    write_pack(tmp_path, manifest, ("night.wav", "a.wav", "b.wav", "c.wav"))
+    with caplog.at_level(logging.WARNING):
+        pack = VoicePack.load("p", root=tmp_path)
+    assert set(pack.parts) == {"deal.call#0", "number.5"}
+    assert pack.missing == ("number.7",)
+    assert "1 parts were recorded for another wording" in caplog.text
+    assert "number.x" in caplog.text and "no.such#0" in caplog.text
+    assert pack.clip("deal.call", CALL) is None  # deal.call#1 is stale: TTS says the line
+
+
+@pytest.mark.parametrize(
+    ("parts", "message"),
+    [
+        ('"deal.call#0" = { file = "../a.wav", words = "Игрок номер" }\n', "file name inside"),
+        ('"deal.call#0" = { file = "a.mp3", words = "Игрок номер" }\n', "is not a"),
+        ('"deal.call#0" = { file = "a.wav" }\n', "words: Field required"),
+        ('"deal.call#0" = { file = "a.wav", words = "" }\n', "words: String should have"),
+        ('"deal.call#0" = "a.wav"\n', "parts.deal.call#0"),
+    ],
+)
+def test_an_invalid_part_is_one_line(tmp_path: Path, parts: str, message: str) -> None:
+    write_pack(tmp_path, part_manifest(parts))
+    with pytest.raises(ConfigError, match=message) as caught:
+        VoicePack.load("p", root=tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+def test_an_old_plain_lines_pack_reads_as_before(tmp_path: Path) -> None:
+    # Written by the narrator before packs had parts: no source, no [parts].
+    old = 'name = "p"\nlang = "ru"\n\n[lines]\n"onenight.night" = "night.wav"\n'
+    write_pack(tmp_path, old, ("night.wav",))
+    pack = VoicePack.load("p", lang="ru", root=tmp_path)
+    assert pack.source is None and pack.parts == {}
+    assert pack.clip("onenight.night", "Наступает ночь. Все закрывают глаза.") is not None
+    assert pack.clip("deal.call", CALL) is None
+    assert pack.unsaid(["Наступает ночь. Все закрывают глаза.", CALL]) == [CALL]
+    rendered: list[str] = []
+
+    def tts(text: str) -> Clip:
+        rendered.append(text)
+        return tone(200)
+
+    speech = PackOrTTS(tts, pack.clip)
+    speech.clip("onenight.night", "Наступает ночь. Все закрывают глаза.")
+    speech.clip("deal.call", CALL)
+    assert rendered == [CALL]
+    # The manifest written back keeps the old form.
+    assert PackManifest.model_validate(tomllib.loads(old)).to_toml() == old
+
+
+# --- one file to share ------------------------------------------------------------------------
+
+
+def small_pack(root: Path, name: str = "home", lang: str = "ru") -> Path:
+    """A pack written at once (as `voice build` writes one), of tones."""
+    parts = [
+        *call_parts(),
+        Part("onenight.night", "Наступает ночь. Все закрывают глаза.", "", True),
+    ]
+    if lang == "en":
+        parts = [Part("onenight.night", "Night falls. Everyone, close your eyes.", "", True)]
+    tones = iter([tone(300 + 50 * i) for i in range(len(parts))])
+    return packs.write_pack(lang, name, parts, lambda words: next(tones), source="tones", root=root)
+
+
+def test_export_and_import_round_trip(tmp_path: Path) -> None:
+    import soundfile
+
+    small_pack(tmp_path / "packs")
+    file = tmp_path / "home.zip"
+    shared = export_pack("home", file, root=tmp_path / "packs")
+    assert shared.recordings == 4 and shared.size == file.stat().st_size
+    with zipfile.ZipFile(file) as archive:
+        names = sorted(archive.namelist())
+        assert names[0] == "deal.call#0.flac" and MANIFEST in names
+        assert archive.getinfo(MANIFEST).compress_type == zipfile.ZIP_DEFLATED
+    again = import_pack(file, name="guest", lang="ru", root=tmp_path / "packs")
+    assert again.name == "guest" and again.recordings == 4
+    before = VoicePack.load("home", root=tmp_path / "packs")
+    after = VoicePack.load("guest", root=tmp_path / "packs")
+    assert manifest_of(after.folder).name == "guest" and after.source == "tones"
+    assert set(after.files) == set(before.files) and set(after.parts) == set(before.parts)
+    one, two = before.clip("deal.call", CALL), after.clip("deal.call", CALL)
+    assert one is not None and two is not None
+    assert np.allclose(one.samples, two.samples, atol=1e-4)  # FLAC: lossless
+    assert soundfile.info(str(after.parts["number.5"])).format == "FLAC"
+
+    ogg = tmp_path / "home-ogg.zip"
+    small = export_pack("home", ogg, audio="ogg", root=tmp_path / "packs")
+    assert small.size < shared.size
+    import_pack(ogg, name="ogg", root=tmp_path / "packs")
+    line = VoicePack.load("ogg", root=tmp_path / "packs").clip("deal.call", CALL)
+    assert line is not None and abs(line.seconds - one.seconds) < 0.15  # lossy: trims differ
+
+
+def damaged(tmp_path: Path, how: str) -> Path:
+    small_pack(tmp_path / "packs")
+    file = tmp_path / "home.zip"
+    export_pack("home", file, root=tmp_path / "packs")
+    data = file.read_bytes()
+    if how == "truncated":
+        file.write_bytes(data[: len(data) // 2])
+    elif how == "garbage":
+        file.write_bytes(b"this is not a voice pack at all\n" * 40)
+    elif how == "empty":
+        file.write_bytes(b"")
+    elif how == "no manifest":
+        with zipfile.ZipFile(file, "w") as archive:
+            archive.writestr("night.flac", data[:100])
+    elif how == "bad audio":
+        with zipfile.ZipFile(file) as archive:
+            entries = {n: archive.read(n) for n in archive.namelist()}
+        entries["number.5.flac"] = b"fLaC" + bytes(200)
+        with zipfile.ZipFile(file, "w") as archive:
+            for name, content in entries.items():
+                archive.writestr(name, content)
+    elif how == "missing audio":
+        with zipfile.ZipFile(file) as archive:
+            entries = {n: archive.read(n) for n in archive.namelist() if n != "number.5.flac"}
+        with zipfile.ZipFile(file, "w") as archive:
+            for name, content in entries.items():
+                archive.writestr(name, content)
+    elif how == "flipped":  # a byte of a stored recording changed: its checksum is wrong
+        at = data.index(b"fLaC") + 300
+        file.write_bytes(data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :])
+    elif how == "bad manifest":
+        with zipfile.ZipFile(file, "w") as archive:
+            archive.writestr(MANIFEST, 'name = "x"\nlang = "de"\n')
+    return file
+
+
+@pytest.mark.parametrize(
+    ("how", "message"),
+    [
+        ("truncated", r"is not a voice pack file: not a zip archive, or cut short"),
+        ("garbage", r"is not a voice pack file: not a zip archive, or cut short"),
+        ("empty", r"is not a voice pack file: not a zip archive, or cut short"),
+        ("no manifest", r"has no pack\.toml: it is not a voice pack file"),
+        ("bad audio", r"is damaged: number\.5\.flac is not readable audio"),
+        ("missing audio", r"is damaged: number\.5\.flac is missing from it"),
+        ("flipped", r"is damaged: .* cannot be read \(Bad CRC-32"),
+        ("bad manifest", r"pack\.toml: lang: unknown language 'de'"),
+    ],
+)
+def test_a_damaged_pack_file_is_one_line(tmp_path: Path, how: str, message: str) -> None:
+    file = damaged(tmp_path, how)
+    with pytest.raises(ConfigError, match=message) as caught:
+        import_pack(file, name="other", root=tmp_path / "packs")
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "packs" / "other").exists()
+    assert [p.name for p in (tmp_path / "packs").iterdir()] == ["home"]  # nothing half-written
+
+
+def test_a_pack_of_another_language_or_name_is_refused(tmp_path: Path) -> None:
+    small_pack(tmp_path / "packs", "english", lang="en")
+    file = tmp_path / "english.zip"
+    export_pack("english", file, root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match=r"is a 'en' voice pack, not 'ru'"):
+        import_pack(file, lang="ru", name="x", root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match=r"'english' already exists .*--name OTHER"):
+        import_pack(file, root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match="does not exist"):
+        import_pack(tmp_path / "nothing.zip", root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match="is a folder"):
+        import_pack(tmp_path, root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match="voice pack name"):
+        import_pack(file, name="a b!", root=tmp_path / "packs")
+    with pytest.raises(ConfigError, match=r"not found"):
+        export_pack("nobody", tmp_path / "x.zip", root=tmp_path / "packs")
+    assert import_pack(file, name="english-2", root=tmp_path / "packs").lang == "en"
+
+
+def test_a_built_pack_is_not_overwritten_unless_replaced(tmp_path: Path) -> None:
+    small_pack(tmp_path)
+    with pytest.raises(ConfigError, match=r"'home' already exists .*--replace"):
+        small_pack(tmp_path)
+    parts = [Part("onenight.night", "Наступает ночь. Все закрывают глаза.", "", True)]
+    packs.write_pack(
+        "ru", "home", parts, lambda words: tone(700), source="new", root=tmp_path, replace=True
+    )
+    pack = VoicePack.load("home", root=tmp_path)
+    assert pack.source == "new" and set(pack.files) == {"onenight.night"} and not pack.parts
+    assert [p.name for p in tmp_path.iterdir()] == ["home"]  # no partial or old folder left
+    with pytest.raises(ConfigError, match="speaks 'ru', not 'en'"):
+        packs.write_pack(
+            "en", "home", [], lambda words: tone(700), source="x", root=tmp_path, replace=True
+        )
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def narrator(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_DATA_HOME": str(data)}
+    return subprocess.run(
+        [sys.executable, "-m", "narrator.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_build_export_and_import_from_the_command_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    built = narrator(
+        "voice",
+        "build",
+        "--lang",
+        "en",
+        "--variant",
+        "onenight",
+        "--voice",
+        "gmw/en-us",
+        "--name",
+        "mine",
+        data=data,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "voice pack 'mine' (en, onenight), voice espeak:gmw/en-us" in built.stdout
+    pack = VoicePack.load("mine", lang="en", root=data / "narrator" / "voices")
+    assert {p.key for p in pack_parts("en", "onenight")} == set(pack.files) | set(pack.parts)
+
+    again = narrator(
+        "voice", "build", "--lang", "en", "--variant", "onenight", "--name", "mine", data=data
+    )
+    assert again.returncode == 2 and again.stderr.count("\n") == 1
+    assert "already exists" in again.stderr
+
+    file = tmp_path / "mine.zip"
+    exported = narrator("voice", "export", "mine", str(file), "--audio", "ogg", data=data)
+    assert exported.returncode == 0, exported.stderr
+    assert f"→ {file}" in exported.stdout
+    imported = narrator("voice", "import", str(file), "--name", "theirs", "--lang", "en", data=data)
+    assert imported.returncode == 0, imported.stderr
+    assert "play with --voice-pack theirs" in imported.stdout
+
+    file.write_bytes(file.read_bytes()[:1000])
+    for args, words in [
+        (("voice", "import", str(file)), "not a zip archive, or cut short"),
+        (("voice", "import", str(tmp_path / "none.zip")), "does not exist"),
+        (("voice", "export", "nobody", str(tmp_path / "x.zip")), "not found"),
+        (("voice", "build", "--lang", "en", "--replace"), "--replace goes with --name"),
+        (("voice", "build", "--voice", "nosuch", "--name", "z"), "'nosuch' not found"),
+        (("voice", "build", "--voice", "gmw/en-us", "--name", "z"), "speaks 'en', not 'ru'"),
+    ]:
+        failed = narrator(*args, data=data)
+        assert failed.returncode == 2, failed.stderr
+        assert failed.stderr.count("\n") == 1 and words in failed.stderr, failed.stderr
+        assert "Traceback" not in failed.stderr

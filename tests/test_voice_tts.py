@@ -1,4 +1,9 @@
-"""Real speech: pyttsx3 + espeak-ng render ru and en lines into a cache folder."""
+"""Real speech rendered into a cache folder: the default voices and pyttsx3 + espeak-ng.
+
+The default voices are the best installed ones (Festival's msu for ru, hibari for en,
+see tests/test_voice_engines.py); the tests of pyttsx3 and espeak-ng behaviour name an
+espeak voice (``espeak:zle/ru``, ``espeak:gmw/en-us``), so they keep testing it.
+"""
 
 from __future__ import annotations
 
@@ -25,14 +30,20 @@ from narrator.voice.tts import (
 
 RU_LINE = "Игрок номер 5, возьмите карту."
 EN_LINE = "Player number 5, open your eyes and look at your card."
+# The voices a game speaks with unless --voice says otherwise, and the espeak ones.
+DEFAULT_VOICES = {"ru": "festival:msu_ru_nsh_clunits", "en": "hibari:heart"}
+ESPEAK_VOICES = {"ru": "espeak:zle/ru", "en": "espeak:gmw/en-us"}
+# Each engine writes at its own sample rate.
+ENGINE_RATES = {"espeak": 22050, "festival": 16000, "hibari": 24000}
 
 
 def rms(clip: Clip) -> float:
     return float(np.sqrt(np.mean(np.square(clip.samples))))
 
 
-def assert_speech(clip: Clip) -> None:
-    assert clip.rate == 22050
+def assert_speech(clip: Clip, cache: SpeechCache) -> None:
+    """``clip`` is speech as ``cache``'s engine writes it (at that engine's sample rate)."""
+    assert clip.rate == ENGINE_RATES[cache.voice.driver]
     assert clip.channels == 1
     assert clip.samples.dtype == np.float32
     assert 0.3 <= clip.seconds <= 6.0, clip.seconds
@@ -45,16 +56,26 @@ def folder(tmp_path: Path) -> Path:
     return tmp_path / "speech"
 
 
-@pytest.mark.parametrize(("lang", "line"), [("ru", RU_LINE), ("en", EN_LINE)])
+@pytest.mark.parametrize(
+    ("lang", "line", "voice"),
+    [
+        ("ru", RU_LINE, ESPEAK_VOICES["ru"]),
+        ("en", EN_LINE, ESPEAK_VOICES["en"]),
+        ("ru", RU_LINE, None),
+        ("en", EN_LINE, None),
+    ],
+)
 def test_a_line_renders_to_speech(
-    lang: str, line: str, folder: Path, capfd: pytest.CaptureFixture[str]
+    lang: str, line: str, voice: str | None, folder: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    cache = SpeechCache(lang, folder=folder)
+    cache = SpeechCache(lang, voice=voice, folder=folder)
+    assert cache.voice.key == (voice or DEFAULT_VOICES[lang])
     clip = cache.clip(line)
-    assert_speech(clip)
+    assert_speech(clip, cache)
     assert cache.path(line).is_file()
     assert cache.path(line).parent == folder
-    # pyttsx3's espeak driver prints "Audio saved to …"; the table's stdout stays clean.
+    # pyttsx3's espeak driver prints "Audio saved to …", Festival's process talks on its
+    # own pipes; the table's stdout stays clean whichever engine speaks.
     captured = capfd.readouterr()
     assert captured.out == ""
     assert captured.err == ""
@@ -80,9 +101,11 @@ def test_digits_and_words_share_one_file(folder: Path) -> None:
     assert cache.path("Игрок номер 5.") != cache.path("Игрок номер 6.")
 
 
-def test_the_rate_is_part_of_the_key(folder: Path) -> None:
-    slow = SpeechCache("ru", rate=110, folder=folder)
-    fast = SpeechCache("ru", rate=260, folder=folder)
+@pytest.mark.parametrize("voice", [ESPEAK_VOICES["ru"], None])
+def test_the_rate_is_part_of_the_key(voice: str | None, folder: Path) -> None:
+    slow = SpeechCache("ru", voice=voice, rate=110, folder=folder)
+    fast = SpeechCache("ru", voice=voice, rate=260, folder=folder)
+    assert slow.voice.key == fast.voice.key == (voice or DEFAULT_VOICES["ru"])
     assert slow.path(RU_LINE) != fast.path(RU_LINE)
     slow_clip, fast_clip = slow.clip(RU_LINE), fast.clip(RU_LINE)
     assert slow.path(RU_LINE).is_file() and fast.path(RU_LINE).is_file()
@@ -92,7 +115,7 @@ def test_the_rate_is_part_of_the_key(folder: Path) -> None:
 def test_the_voice_is_part_of_the_key(folder: Path) -> None:
     us = SpeechCache("en", voice="gmw/en-us", folder=folder)
     gb = SpeechCache("en", voice="gmw/en", folder=folder)
-    assert us.voice.id == "gmw/en-us" and gb.voice.id == "gmw/en"
+    assert us.voice.key == "espeak:gmw/en-us" and gb.voice.key == "espeak:gmw/en"
     assert us.path(EN_LINE) != gb.path(EN_LINE)
 
 
@@ -107,7 +130,7 @@ def test_missing_and_build(folder: Path) -> None:
     assert cache.missing(texts) == []
     assert cache.build(texts) == 0
     renders = cache.renderer.renders
-    assert_speech(cache.clip(texts[2]))
+    assert_speech(cache.clip(texts[2]), cache)
     assert cache.renderer.renders == renders
 
 
@@ -127,18 +150,25 @@ def test_an_unknown_language_names_what_to_install() -> None:
         SpeechCache("xx")
 
 
-def test_an_unknown_voice_falls_back_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+@pytest.mark.parametrize("wanted", ["no-such-voice", "espeak:no-such-voice"])
+def test_an_unknown_voice_falls_back_with_a_warning(
+    wanted: str, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.WARNING):
-        voice = choose_voice("ru", "no-such-voice")
-    assert voice.id == "zle/ru"
-    assert "no-such-voice" in caplog.text
+        voice = choose_voice("ru", wanted)
+    assert voice.key == DEFAULT_VOICES["ru"]  # the best voice, not the engine asked for
+    assert wanted in caplog.text
 
 
 def test_voices_by_name_or_id() -> None:
-    assert choose_voice("ru").id == "zle/ru"
-    assert choose_voice("en").id == "gmw/en-us"
-    assert choose_voice("en", "English (Great Britain)").id == "gmw/en"
-    assert choose_voice("ru", "ZLE/RU").id == "zle/ru"
+    assert choose_voice("ru").key == DEFAULT_VOICES["ru"]
+    assert choose_voice("en").key == DEFAULT_VOICES["en"]
+    # An engine alone is its best voice of the language (the preferred region first).
+    assert choose_voice("ru", "espeak").key == ESPEAK_VOICES["ru"]
+    assert choose_voice("en", "espeak:default").key == ESPEAK_VOICES["en"]
+    assert choose_voice("en", "English (Great Britain)").key == "espeak:gmw/en"
+    assert choose_voice("ru", "ZLE/RU").key == "espeak:zle/ru"
+    assert choose_voice("ru", "espeak:ZLE/RU").key == "espeak:zle/ru"
     langs = {voice.lang for voice in list_voices()}
     assert {"ru", "en"} <= langs
 
@@ -157,7 +187,7 @@ def test_an_unwritable_cache_falls_back_to_a_temporary_folder(
         cache = SpeechCache("ru", folder=blocker / "speech")
     assert cache.folder != blocker / "speech"
     assert "not usable" in caplog.text
-    assert_speech(cache.clip(RU_LINE))
+    assert_speech(cache.clip(RU_LINE), cache)
     assert cache.path(RU_LINE).parent == cache.folder
 
 
@@ -174,7 +204,7 @@ def test_a_broken_cache_file_is_rendered_again(folder: Path) -> None:
     cache.clip(RU_LINE)
     cache.path(RU_LINE).write_bytes(b"RIFF broken")
     fresh = SpeechCache("ru", folder=folder)
-    assert_speech(fresh.clip(RU_LINE))
+    assert_speech(fresh.clip(RU_LINE), fresh)
     assert fresh.rendered == 1
 
 
@@ -215,7 +245,20 @@ def test_voices_command_groups_by_language() -> None:
     assert voices_command(out) == 0
     text = out.getvalue()
     assert "\nru:\n" in text and "\nen:\n" in text
-    assert "* zle/ru" in text and "* gmw/en-us" in text
+    listed: dict[str, list[tuple[bool, str]]] = {}  # language → (starred, voice key), in order
+    voices = text.split("game languages first:\n", 1)[1]
+    for line in voices.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            lang = line.removesuffix(":")
+            listed[lang] = []
+        elif line.startswith("  "):
+            listed[lang].append((line[2] == "*", line[4:].split()[0]))
+    for lang in ("ru", "en"):
+        # The default is starred, listed first, and the only starred voice of its language;
+        # the espeak voice is still listed, after it.
+        assert listed[lang][0] == (True, DEFAULT_VOICES[lang])
+        assert [key for starred, key in listed[lang] if starred] == [DEFAULT_VOICES[lang]]
+        assert (False, ESPEAK_VOICES[lang]) in listed[lang]
 
 
 def test_build_command_renders_once(
@@ -279,4 +322,7 @@ def test_every_variant_has_lines_in_both_languages() -> None:
 def test_the_stored_voice_info_type() -> None:
     voice = choose_voice("ru")
     assert isinstance(voice, VoiceInfo)
-    assert voice.driver == "espeak" and voice.native_id == "zle/ru"
+    assert voice.driver == "festival" and voice.native_id == "msu_ru_nsh_clunits"
+    espeak = choose_voice("ru", ESPEAK_VOICES["ru"])
+    assert isinstance(espeak, VoiceInfo)
+    assert espeak.driver == "espeak" and espeak.native_id == "zle/ru"

@@ -108,13 +108,29 @@ class Silence:
         """No ticks either."""
 
 
+def _no_pack(key: str, text: str) -> Clip | None:
+    return None
+
+
 @dataclass
 class PackOrTTS:
-    """Prefers a voice-pack recording of the line's key, else renders the text."""
+    """The voice pack's line when it has one, else the line rendered by TTS.
+
+    ``recorded(key, text)`` is the pack (``VoicePack.clip``): the whole recording
+    of the line if there is one, else the line spliced from its parts if every
+    part is there, else None, and TTS says it.  A pack that covers a whole game
+    speaks all of it in one voice.  A line said again without its key (the table
+    asked to repeat it) is found by its text among the lines said before.
+    """
 
     render: Callable[[str], Clip]
-    recorded: Callable[[str], Clip | None] = lambda key: None
+    recorded: Callable[[str, str], Clip | None] = _no_pack
+    _keys: dict[str, str] = field(default_factory=dict, repr=False)
 
     def clip(self, key: str, text: str) -> Clip:
-        recording = self.recorded(key)
+        if key:
+            self._keys[text] = key
+        else:
+            key = self._keys.get(text, "")
+        recording = self.recorded(key, text) if key else None
         return recording if recording is not None else self.render(text)

@@ -1,13 +1,14 @@
-"""The listening commands: ``models download|list`` and ``mic-test``."""
+"""The listening commands: ``models download|list`` and ``mic-test``, for every engine."""
 
 from __future__ import annotations
 
 import difflib
 import sys
-import time
 from pathlib import Path
 from typing import TextIO
 
+from narrator.listen.engine import RATE, Endpointer, SpeechEngine, level_db
+from narrator.listen.engines import choices, choose, default_engine
 from narrator.listen.mic import AudioSource, Microphone, input_devices, parse_device
 from narrator.listen.models import (
     KNOWN,
@@ -15,16 +16,15 @@ from narrator.listen.models import (
     default_models_dir,
     download,
     installed,
-    model_for,
     spec_for,
 )
-from narrator.listen.vosk_asr import Endpointer, SpeechModel, level_db
 from narrator.listen.words import UNKNOWN, interpret, lexicon_for
 from narrator.rules.answers import AnswerKind, CountAnswer
 from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
 
 BAR = 30
+LANGS = ("ru", "en")  # the table languages
 
 
 def bar(done: int, total: int | None, out: TextIO = sys.stderr) -> None:
@@ -68,9 +68,19 @@ def models_download(lang: str, folder: Path | None, url: str | None, out: TextIO
 
 
 def models_list(folder: Path | None, out: TextIO) -> int:
+    """Every speech engine of each table language, the one a game uses marked ``*``."""
     folder = folder or default_models_dir()
-    out.write(f"speech models in {folder}:\n")
-    found = installed(folder)
+    found = installed(folder)  # an unreadable folder: one ConfigError line, before anything
+    out.write("speech engines (* the one a game uses; another with --asr ENGINE):\n")
+    for lang in LANGS:
+        used = default_engine(lang, folder)
+        for choice in choices(lang, None, folder):
+            mark = "*" if choice.engine == used else " "
+            state = "ready" if choice.usable else f"unusable: {choice.problem}"
+            extra = [x for x in ("experimental" if choice.experimental else "", choice.note) if x]
+            detail = f" ({'; '.join(extra)})" if extra and choice.usable else ""
+            out.write(f"  {lang} {mark} {choice.engine:8} {choice.source}: {state}{detail}\n")
+    out.write(f"Vosk models in {folder}:\n")
     for lang, spec in KNOWN.items():
         here = folder / spec.name
         state = "installed" if here in found else f"missing: narrator models download {lang}"
@@ -112,14 +122,21 @@ def mic_test(
     level_s: float = 3.0,
     listen_s: float = 25.0,
     folder: Path | None = None,
+    asr: str | None = None,
 ) -> int:
-    """Show the input level, ask for the numbers 1–10, print what was heard and advice."""
+    """Show the input level, ask for the numbers 1–10, print what was heard and advice.
+
+    Its time is the audio's, not the wall clock's: ``level_s`` and ``listen_s``
+    are seconds of audio read, so a file gives the same verdict on any machine.
+    """
     lexicon = lexicon_for(lang)
-    path = model_for(lang, model_path, folder)
-    out.write(f"loading {path} …\n")
+    choice = choose(lang, asr, model_path, folder)
+    out.write(f"loading {choice.engine}: {choice.source} …\n")
     out.flush()
-    model = SpeechModel.load(path)
+    model = choice.load()
     model.check(lexicon)
+    if choice.experimental:
+        out.write(f"! {lexicon.message('experimental', engine=choice.engine)}\n")
     microphone = source
     if microphone is None:
         mic = Microphone(parse_device(device))
@@ -127,7 +144,7 @@ def mic_test(
         microphone = mic
     try:
         levels = _level(microphone, out, level_s)
-        heard = _numbers(model, lexicon.lang, microphone, out, listen_s)
+        heard = _numbers(model, lexicon.lang, microphone, out, listen_s, levels)
     finally:
         microphone.stop()
     if not levels:
@@ -138,23 +155,32 @@ def mic_test(
     floor = sorted(levels)[len(levels) // 10]
     peak = max(levels)
     out.write(f"heard: {' '.join(map(str, heard)) or '—'}\n")
-    out.write(f"accuracy: {right} of 10 ({right * 10}%)\n")
+    out.write(f"accuracy: {right} of 10 ({right * 10}%) with {choice.engine}\n")
     for advice in _advice(right, floor, peak):
         out.write(f"- {advice}\n")
     return 0
 
 
+READ_S = 0.2
+
+
+def _seconds(block: bytes) -> float:
+    return len(block) / 2 / RATE
+
+
 def _level(source: AudioSource, out: TextIO, seconds: float) -> list[float]:
     out.write("input level (quiet, then say something):\n")
     levels: list[float] = []
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        block = source.read(0.2)
+    heard = 0.0
+    while heard < seconds:
+        block = source.read(READ_S)
         if block is None:
             problem = source.problem()
             if problem is not None:
                 raise ConfigError(f"the microphone stopped: {problem}")
+            heard += READ_S
             continue
+        heard += _seconds(block)
         db = level_db(block)
         levels.append(db)
         out.write(f"\r{_meter(db)} {db:6.1f} dBFS")
@@ -164,8 +190,15 @@ def _level(source: AudioSource, out: TextIO, seconds: float) -> list[float]:
 
 
 def _numbers(
-    model: SpeechModel, lang: str, source: AudioSource, out: TextIO, seconds: float
+    model: SpeechEngine,
+    lang: str,
+    source: AudioSource,
+    out: TextIO,
+    seconds: float,
+    levels: list[float],
 ) -> list[int]:
+    """The numbers heard in ``seconds`` of audio; each block's level is added to ``levels``
+    (the advice judges the voice by its loudest block, the counting included)."""
     lexicon = lexicon_for(lang)
     prompt = _numbers_prompt()
     words = " ".join(lexicon.number_word(n) for n in range(1, 11))
@@ -175,14 +208,21 @@ def _numbers(
     recogniser = model.recogniser(model.usable(phrases, lexicon))
     endpointer = Endpointer()
     heard: list[int] = []
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and len(heard) < 10:
-        block = source.read(0.2)
-        if block is None:
-            continue
-        text = recogniser.feed(block)
-        if text is None and endpointer.push(block):
+    elapsed = 0.0
+    while elapsed < seconds and len(heard) < 10:
+        block = source.read(READ_S)
+        if block is None:  # nothing came: as much silence, which ends an utterance
+            elapsed += READ_S
             text = recogniser.finish()
+            endpointer.reset()
+            if source.problem() is not None:
+                break
+        else:
+            elapsed += _seconds(block)
+            levels.append(level_db(block))
+            text = recogniser.feed(block)
+            if text is None and endpointer.push(block):
+                text = recogniser.finish()
         if text is None:
             continue
         answer = interpret(text, prompt, lexicon).answer

@@ -57,8 +57,10 @@ class VoiceKeys:
         speaking: Callable[[], bool] | None = None,
         push_to_talk: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self.keypad = keypad
+        self.notes = notes  # shown with "ready" (an experimental recogniser says so)
         self.listener = listener
         self.lexicon = lexicon
         self.screen = screen
@@ -181,6 +183,8 @@ class VoiceKeys:
     def _notice(self, notice: Notice) -> None:
         if notice.kind == "ready":
             self._show(self.lexicon.message("ready"))
+            for note in self.notes:
+                self._show(note)
             return
         self.enabled = False
         _LOGGER.warning("voice input %s: %s", notice.kind, notice.reason)
@@ -309,23 +313,25 @@ def open_voice_keys(
     *,
     push_to_talk: bool = False,
     models_dir: Path | None = None,
+    asr: str | None = None,
 ) -> VoiceKeys:
-    """The microphone opened now (no device: one ConfigError line), the model loading behind.
+    """The microphone opened now (no device: one ConfigError line), the engine loading behind.
 
-    The model loads in a background thread while the game starts; until it is
-    ready, and if it fails to load, the keypad alone answers (the screen says so).
+    The engine is the one ``--asr`` names, else the best one installed for the
+    language (``narrator models list``). It loads in a background thread while
+    the game starts; until it is ready, and if it fails to load, the keypad alone
+    answers (the screen says so).
     """
+    from narrator.listen.engines import choose
     from narrator.listen.mic import Microphone, parse_device
-    from narrator.listen.models import model_for
-    from narrator.listen.vosk_asr import ModelLoader, require_vosk
 
     lexicon = lexicon_for(lang)
-    path = model_for(lang, model, models_dir)
-    require_vosk()  # not installed: the pip hint now, not in the middle of the game
+    choice = choose(lang, asr, model, models_dir)
     microphone = Microphone(parse_device(device))
     microphone.start()
-    listener = Listener(microphone, ModelLoader(path, lexicon), lexicon)
-    return VoiceKeys(keypad, listener, lexicon, screen, push_to_talk=push_to_talk)
+    listener = Listener(microphone, choice.loader(lexicon), lexicon)
+    notes = (lexicon.message("experimental", engine=choice.engine),) if choice.experimental else ()
+    return VoiceKeys(keypad, listener, lexicon, screen, push_to_talk=push_to_talk, notes=notes)
 
 
 def keypad_only(lang: str, reason: str, screen: Lines | None, voice: Voice) -> None:
@@ -347,10 +353,13 @@ def voice_keys_or_keypad(
     voice: Voice,
     *,
     push_to_talk: bool = False,
+    asr: str | None = None,
 ) -> VoiceKeys | None:
     """``open_voice_keys``, or None (the keypad alone, said once) when it cannot start."""
     try:
-        return open_voice_keys(keypad, lang, model, device, screen, push_to_talk=push_to_talk)
+        return open_voice_keys(
+            keypad, lang, model, device, screen, push_to_talk=push_to_talk, asr=asr
+        )
     except ConfigError as error:
         keypad_only(lang, str(error), screen, voice)
         return None

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from narrator.listen.engine import Endpointer, ModelLoader, Recogniser, SpeechEngine
 from narrator.listen.mic import AudioSource
-from narrator.listen.vosk_asr import Endpointer, ModelLoader, Recogniser, SpeechModel
 from narrator.listen.words import Lexicon
 from narrator.rules.errors import NarratorError
 
@@ -94,13 +94,13 @@ class Listener:
             _LOGGER.exception("the listener stopped")
             self.notices.put(Notice("off", repr(error)))
 
-    def _model(self) -> SpeechModel | None:
+    def _model(self) -> SpeechEngine | None:
         if not self.loader.done():
             return None
         return self.loader.wait(0)
 
     def _loop(self) -> None:
-        model: SpeechModel | None = None
+        model: SpeechEngine | None = None
         current: tuple[int, tuple[str, ...]] | None = None
         recogniser: Recogniser | None = None
         while not self._stop.is_set():
@@ -139,7 +139,7 @@ class Listener:
                 self.endpointer.reset()
             self._emit(generation, text)
 
-    def _recogniser(self, model: SpeechModel, phrases: tuple[str, ...]) -> Recogniser:
+    def _recogniser(self, model: SpeechEngine, phrases: tuple[str, ...]) -> Recogniser:
         if phrases not in self._recognisers:
             self._recognisers[phrases] = model.recogniser(model.usable(phrases, self.lexicon))
         return self._recognisers[phrases]

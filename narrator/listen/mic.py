@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from narrator.listen.vosk_asr import RATE
+from narrator.listen.engine import RATE
 from narrator.rules.errors import ConfigError
 from narrator.sound.output import quiet_native_stderr
 

@@ -9,8 +9,8 @@ Cyrillic would be "missing in vocabulary" and silently dropped, which is also
 why every word is looked up in the model's vocabulary first.
 
 Audio is 16 kHz mono signed 16-bit PCM. The end of an utterance is found by
-:class:`Endpointer` (a short trailing silence) rather than by Vosk's own rule,
-which waits half a second.
+the port's :class:`~narrator.listen.engine.Endpointer` (a short trailing
+silence) rather than by Vosk's own rule, which waits half a second.
 """
 
 from __future__ import annotations
@@ -18,25 +18,20 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-import math
-import threading
 import time
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
+from narrator.listen.engine import RATE as RATE
+from narrator.listen.engine import Endpointer as Endpointer
+from narrator.listen.engine import ModelLoader as ModelLoader
+from narrator.listen.engine import level_db as level_db
 from narrator.listen.words import UNKNOWN, Lexicon
-from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
-
-RATE = 16000  # samples per second of every audio block given to a recogniser
-SILENT_DB = -100.0
 
 
 def require_vosk() -> ModuleType:
@@ -77,7 +72,9 @@ def _model_problem(path: Path) -> str | None:
 
 
 class SpeechModel:
-    """A loaded Vosk model and its vocabulary."""
+    """A loaded Vosk model and its vocabulary (a ``SpeechEngine``)."""
+
+    name = "vosk"
 
     def __init__(self, path: Path, handle: Any, seconds: float) -> None:
         self.path = path
@@ -133,11 +130,11 @@ class SpeechModel:
                 )
         return tuple(kept)
 
-    def recogniser(self, phrases: Sequence[str], rate: int = RATE) -> Recogniser:
-        return Recogniser(self, phrases, rate)
+    def recogniser(self, phrases: Sequence[str], rate: int = RATE) -> VoskRecogniser:
+        return VoskRecogniser(self, phrases, rate)
 
 
-class Recogniser:
+class VoskRecogniser:
     """One grammar's streaming recogniser: feed blocks, get the text of each utterance."""
 
     def __init__(self, model: SpeechModel, phrases: Sequence[str], rate: int = RATE) -> None:
@@ -170,118 +167,3 @@ class Recogniser:
 def _text(result: str) -> str | None:
     text = str(json.loads(result).get("text", "")).strip()
     return text or None
-
-
-def level_db(pcm: bytes) -> float:
-    """The RMS level of an int16 block in dB below full scale."""
-    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
-    if not samples.size:
-        return SILENT_DB
-    rms = float(np.sqrt(np.mean(np.square(samples)))) / 32768.0
-    return max(SILENT_DB, 20 * math.log10(rms)) if rms > 0 else SILENT_DB
-
-
-@dataclass
-class Endpointer:
-    """Finds the end of an utterance: speech, then ``end_silence_s`` back at the noise level.
-
-    The noise floor is a low percentile of the levels of the last seconds, so
-    steady noise (a fan, a murmuring room) is not speech; a block is speech
-    when it is ``margin_db`` above the floor and above ``min_db``. An utterance
-    that never pauses is cut after ``longest_s``.
-    """
-
-    rate: int = RATE
-    end_silence_s: float = 0.2
-    min_speech_s: float = 0.1
-    margin_db: float = 9.0
-    min_db: float = -50.0
-    history_s: float = 2.0
-    longest_s: float = 6.0
-    speech_s: float = field(default=0.0, init=False)
-    silence_s: float = field(default=0.0, init=False)
-    _levels: deque[float] = field(default_factory=deque, init=False, repr=False)
-
-    @property
-    def floor_db(self) -> float:
-        if not self._levels:
-            return SILENT_DB
-        ordered = sorted(self._levels)
-        return ordered[len(ordered) // 5]
-
-    def push(self, pcm: bytes) -> bool:
-        """Take a block; True exactly at the block where an utterance has ended."""
-        seconds = len(pcm) / 2 / self.rate
-        level = level_db(pcm)
-        self._levels.append(level)
-        while len(self._levels) * seconds > self.history_s:
-            self._levels.popleft()
-        speech = level > max(self.floor_db + self.margin_db, self.min_db)
-        if speech:
-            self.speech_s += seconds
-            self.silence_s = 0.0
-            if self.speech_s >= self.longest_s:
-                self.reset()
-                return True
-            return False
-        if self.speech_s < self.min_speech_s:
-            self.speech_s = 0.0  # a click, not a word
-            return False
-        self.silence_s += seconds
-        if self.silence_s >= self.end_silence_s:
-            self.reset()
-            return True
-        return False
-
-    @property
-    def in_speech(self) -> bool:
-        return self.speech_s > 0
-
-    def reset(self) -> None:
-        self.speech_s = self.silence_s = 0.0
-
-
-class ModelLoader:
-    """Loads a model in a background thread (while the game starts) and checks its words."""
-
-    def __init__(self, path: Path, lexicon: Lexicon, loaded: SpeechModel | None = None) -> None:
-        self.path = path
-        self.lexicon = lexicon
-        self.model: SpeechModel | None = None
-        self.error: NarratorError | None = None
-        self._done = threading.Event()
-        if loaded is not None:  # already loaded (mic-test, tests): only its words are checked
-            self._check(loaded)
-            return
-        threading.Thread(target=self._load, name="vosk-model", daemon=True).start()
-
-    def _check(self, model: SpeechModel) -> None:
-        try:
-            model.check(self.lexicon)
-            self.model = model
-        except NarratorError as error:
-            self.error = error
-        finally:
-            self._done.set()
-
-    def _load(self) -> None:
-        try:
-            model = SpeechModel.load(self.path)
-        except NarratorError as error:
-            self.error = error
-            self._done.set()
-            return
-        _LOGGER.info("speech model %s loaded in %.1f s", self.path, model.load_seconds)
-        self._check(model)
-
-    def done(self) -> bool:
-        return self._done.is_set()
-
-    def wait(self, timeout: float | None = None) -> SpeechModel:
-        """The model once loaded; its ConfigError if it could not be."""
-        if not self._done.wait(timeout):
-            raise ConfigError(f"the speech model in {self.path} is still loading")
-        if self.error is not None:
-            raise self.error
-        assert self.model is not None
-        return self.model

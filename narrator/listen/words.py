@@ -282,8 +282,10 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
         marks = [i for i, w in enumerate(words) if isinstance(w, tuple) and w[0] is Word.NOMINATE]
         if marks:
             words = words[marks[-1] + 1 :]  # what follows the last «выставляю»
-        elif not armed:
-            return Heard(text, end=end, repeat=repeat)  # talk about seven is not a nomination
+        elif not armed or all(w == UNKNOWN for w in words):
+            # Talk about seven is not a nomination; talk after «я выставляю игрока» that is
+            # nothing answer-like leaves the number to come ("not understood" is silence).
+            return Heard(text, end=end, repeat=repeat)
     strange = any(isinstance(w, str) for w in words)
     answers = {
         answer

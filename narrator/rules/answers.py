@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from narrator.rules.errors import BadAnswerText
+from narrator.rules.frozen import quick_init
 
 
 class AnswerKind(StrEnum):
@@ -29,6 +30,7 @@ class AnswerKind(StrEnum):
     PRESSES = "presses"
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatAnswer:
     seat: int
@@ -37,6 +39,7 @@ class SeatAnswer:
         return str(self.seat)
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatsAnswer:
     """Several seats at once; ``None`` stands for a ``none`` entry (a missed shot)."""
@@ -47,6 +50,7 @@ class SeatsAnswer:
         return " ".join("none" if s is None else str(s) for s in self.seats)
 
 
+@quick_init
 @dataclass(frozen=True)
 class CenterAnswer:
     cards: tuple[int, ...]
@@ -55,6 +59,7 @@ class CenterAnswer:
         return "center " + " ".join(str(c) for c in self.cards)
 
 
+@quick_init
 @dataclass(frozen=True)
 class _Word:
     """An answer that is one word of the scenario contract."""
@@ -65,16 +70,19 @@ class _Word:
         return self.word
 
 
+@quick_init
 @dataclass(frozen=True)
 class Nobody(_Word):
     word = "none"
 
 
+@quick_init
 @dataclass(frozen=True)
 class Abstain(_Word):
     word = "abstain"
 
 
+@quick_init
 @dataclass(frozen=True)
 class YesNo:
     yes: bool
@@ -83,6 +91,7 @@ class YesNo:
         return "yes" if self.yes else "no"
 
 
+@quick_init
 @dataclass(frozen=True)
 class CountAnswer:
     """A number of raised hands; 0 is a count too (nobody raised a hand)."""
@@ -93,11 +102,13 @@ class CountAnswer:
         return str(self.count)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Destroy(_Word):
     word = "destroy"
 
 
+@quick_init
 @dataclass(frozen=True)
 class ExplodeAnswer:
     wolf: int
@@ -107,6 +118,7 @@ class ExplodeAnswer:
         return f"{self.wolf} {self.during}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class OrderAnswer:
     anchor: int
@@ -116,6 +128,7 @@ class OrderAnswer:
         return f"{self.anchor} {'+' if self.step > 0 else '-'}"
 
 
+@quick_init
 @dataclass(frozen=True)
 class PressesAnswer:
     """Space presses in a call-mode shooting: the seat being called at each press.
@@ -201,6 +214,21 @@ def _seat(token: str, text: str, seat_count: int) -> int:
     return seat
 
 
+class _Wrong:
+    """The error of an answer of a kind the prompt does not take, made only when raised
+    (most answers are right, and its message lists every kind the prompt takes)."""
+
+    def __init__(self, shown: str, accepts: frozenset[AnswerKind]) -> None:
+        self.shown, self.accepts = shown, accepts
+
+    def __call__(self) -> BadAnswerText:
+        return BadAnswerText(
+            f"{self.shown!r} is not an answer here: expected {describe(self.accepts)}",
+            "reason.not_an_answer",
+            {"input": self.shown},
+        )
+
+
 def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> Answer:
     """Read ``text`` as one of the answer kinds a prompt ``accepts``.
 
@@ -208,34 +236,30 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     """
     tokens = text.strip().lower().split()
     shown = _shortened(text.strip())
-    wrong = BadAnswerText(
-        f"{shown!r} is not an answer here: expected {describe(accepts)}",
-        "reason.not_an_answer",
-        {"input": shown},
-    )
+    wrong = _Wrong(shown, accepts)
     if not tokens:
         raise BadAnswerText("empty answer", "reason.empty")
     head = tokens[0]
     if len(tokens) == 1 and head in _WORDS:
         kind = _WORDS[head]
         if kind not in accepts:
-            raise wrong
+            raise wrong()
         if kind is AnswerKind.NOBODY:
             return Nobody()
         return Abstain() if kind is AnswerKind.ABSTAIN else Destroy()
     if len(tokens) == 1 and head in _YES_NO:
         if AnswerKind.YES_NO not in accepts:
-            raise wrong
+            raise wrong()
         return YesNo(_YES_NO[head])
     if head == "presses":
         if AnswerKind.PRESSES not in accepts:
-            raise wrong
+            raise wrong()
         return PressesAnswer(
             tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens[1:])
         )
     if head == "center":
         if AnswerKind.CENTER not in accepts:
-            raise wrong
+            raise wrong()
         if len(tokens) == 1:
             raise BadAnswerText("'center' needs card numbers: 'center 1 3'", "reason.center_cards")
         return CenterAnswer(tuple(_integer(t, text) for t in tokens[1:]))
@@ -248,7 +272,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
             return SeatAnswer(_seat(head, text, seat_count))
         if AnswerKind.SEATS in accepts:
             return SeatsAnswer((_seat(head, text, seat_count),))
-        raise wrong
+        raise wrong()
     if len(tokens) == 2 and AnswerKind.EXPLODE in accepts:
         return ExplodeAnswer(_seat(tokens[0], text, seat_count), _seat(tokens[1], text, seat_count))
     if AnswerKind.SEATS in accepts and all(t == "none" or _is_number(t) for t in tokens):
@@ -256,7 +280,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         return SeatsAnswer(seats)
     bad = next((t for t in tokens if not _is_number(t) and t not in {"none", "+", "-"}), None)
     if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
-        raise wrong
+        raise wrong()
     raise BadAnswerText(
         f"cannot read {shown!r}: {_shortened(bad)!r} is not a seat number or a known word; "
         f"expected {describe(accepts)}",

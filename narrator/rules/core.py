@@ -8,13 +8,14 @@ drives the same script in real time.  Nothing here does I/O.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, TypeVar
+from typing import Literal, ParamSpec, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,10 +29,12 @@ from narrator.rules.answers import (
     parse_answer,
 )
 from narrator.rules.errors import ConfigError, IllegalAction
+from narrator.rules.frozen import quick_init
 
 Seat = int
 
 
+@quick_init
 @dataclass(frozen=True)
 class Role:
     id: str
@@ -39,6 +42,7 @@ class Role:
     evil: bool = False  # counts toward "the evil team" when a composition is validated
 
 
+@quick_init
 @dataclass(frozen=True)
 class Deal:
     """Who holds which card at the start: ``seats[0]`` is seat 1."""
@@ -54,9 +58,10 @@ class Deal:
         return self.seats[seat - 1]
 
     def seats_with(self, role: str) -> tuple[Seat, ...]:
-        return tuple(s for s in range(1, self.players + 1) if self.role_of(s) == role)
+        return tuple([s for s, card in enumerate(self.seats, start=1) if card == role])
 
 
+@quick_init
 @dataclass(frozen=True)
 class Composition:
     """How many cards of each role are in the game (players plus centre)."""
@@ -79,6 +84,7 @@ class Switches(BaseModel):
 # --- secrets -----------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class Secret:
     """Hidden information shown on the screen to the seats entitled to it.
@@ -125,6 +131,7 @@ def day(number: int) -> str:
 _PHASE = re.compile(r"([nd])(\d+)")
 
 
+@functools.lru_cache(maxsize=1024)  # a handful of phases per game, asked at every prompt
 def phase_kind(phase: str) -> Literal["night", "day", "other"]:
     """``n3`` is a night, ``d2`` a day; anything else (``setup``, ``deal``) neither."""
     match = _PHASE.fullmatch(phase)
@@ -133,6 +140,7 @@ def phase_kind(phase: str) -> Literal["night", "day", "other"]:
     return "night" if match.group(1) == "n" else "day"
 
 
+@functools.lru_cache(maxsize=1024)
 def phase_number(phase: str) -> int | None:
     """The number of a night or a day (``n3`` → 3); None for other phases."""
     match = _PHASE.fullmatch(phase)
@@ -147,6 +155,7 @@ class Channel(StrEnum):
     CALL = "call"  # Space pressed as the narrator calls each seat (call-mode shooting)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Tag:
     """What a prompt, a window, a secret or a timer is about.
@@ -173,13 +182,16 @@ class Tag:
         return self.id
 
 
+_NIGHT_CHANNELS = frozenset({Channel.KEYPAD})
+_DAY_CHANNELS = frozenset({Channel.KEYPAD, Channel.VOICE})
+
+
 def default_channels(tag: Tag) -> frozenset[Channel]:
     """Night prompts are answered at the keypad only; day prompts also by voice."""
-    if tag.by_night:
-        return frozenset({Channel.KEYPAD})
-    return frozenset({Channel.KEYPAD, Channel.VOICE})
+    return _NIGHT_CHANNELS if tag.by_night else _DAY_CHANNELS
 
 
+@quick_init
 @dataclass(frozen=True)
 class Prompt:
     """A question the table must answer, with its own legality check.
@@ -219,8 +231,9 @@ class Prompt:
     claim: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.channels:
-            object.__setattr__(self, "channels", default_channels(self.tag))
+        if not self.channels:  # still being made: its own dict, not the frozen setattr
+            night = phase_kind(self.tag.phase) == "night"  # default_channels, inlined
+            self.__dict__["channels"] = _NIGHT_CHANNELS if night else _DAY_CHANNELS
 
     @property
     def id(self) -> str:
@@ -247,6 +260,32 @@ class Prompt:
         return answer
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+PROMPTS_REMEMBERED = 4096  # per builder: the prompts of many games, a few MB at most
+
+
+def remembered(builder: Callable[P, R]) -> Callable[P, R]:
+    """A prompt (or rule) builder that makes each one once and gives the same one again.
+
+    A prompt is a value (frozen, its check a pure function of the builder's
+    arguments), and so is a rule, so the same arguments may share one: games of a
+    simulation ask the same questions of the same tables again and again. Only for
+    builders whose arguments are values too (ints, strings, tuples, tags); with an
+    unhashable one (a list, a set) the result is simply built afresh.
+    """
+    cached = functools.lru_cache(maxsize=PROMPTS_REMEMBERED)(builder)
+
+    @functools.wraps(builder)
+    def made(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return cached(*args, **kwargs)  # type: ignore[arg-type]
+        except TypeError:  # an unhashable argument (or the builder's own error, raised again)
+            return builder(*args, **kwargs)
+
+    return cast(Callable[P, R], made)
+
+
 def forbid(message: str, key: str, **params: object) -> IllegalAction:
     return IllegalAction(message, key, params)
 
@@ -269,8 +308,14 @@ def on_seat(test: Callable[[Seat], None]) -> Rule:
     return rule
 
 
+def _no_rule(answer: Answer) -> None:
+    """No rule at all: every parsed answer passes."""
+
+
 def all_of(*rules: Rule) -> Rule:
     """The rules in order: the first that forbids the answer names the problem."""
+    if len(rules) <= 1:  # most prompts have one rule or none: no wrapper around it
+        return rules[0] if rules else _no_rule
 
     def rule(answer: Answer) -> None:
         for each in rules:
@@ -309,6 +354,25 @@ OTHER_ANSWERS: Mapping[str, tuple[frozenset[AnswerKind], Answer]] = {
     "abstain": (frozenset({AnswerKind.ABSTAIN}), Abstain()),
     "destroy": (frozenset({AnswerKind.DESTROY, AnswerKind.NOBODY}), Destroy()),  # 0 destroys too
 }
+_NOBODY = Nobody()
+# What a seat choice accepts with each ``other`` answer (built once: prompts are many).
+_SEAT_OR: Mapping[str | None, frozenset[AnswerKind]] = {
+    **{other: kinds | {AnswerKind.SEAT} for other, (kinds, _) in OTHER_ANSWERS.items()},
+    None: frozenset({AnswerKind.SEAT}),
+}
+
+
+class _SeatTexts(dict[Seat, str]):
+    """``str(seat)``, each made once (a seat choice lists a dozen of them)."""
+
+    def __missing__(self, seat: Seat) -> str:
+        text = str(seat)
+        if type(seat) is int:  # never a bool (True == 1): its text would stand for seat 1
+            self[seat] = text
+        return text
+
+
+_SEAT_TEXT = _SeatTexts()
 
 
 def seat_prompt(
@@ -326,9 +390,11 @@ def seat_prompt(
     listed as the options in that order, followed by ``other``.  An expired window
     means ``other`` (nobody, abstain, the badge destroyed), or nobody without one.
     """
-    kinds, default = OTHER_ANSWERS[other] if other is not None else (frozenset(), Nobody())
-    options = (*(str(seat) for seat in choices), *(() if other is None else (other,)))
-    accepts = kinds | {AnswerKind.SEAT}
+    default = OTHER_ANSWERS[other][1] if other is not None else _NOBODY
+    options = tuple([_SEAT_TEXT[seat] for seat in choices])
+    if other is not None:
+        options += (other,)
+    accepts = _SEAT_OR[other]
     return Prompt(tag, tuple(seats), accepts, players, default, options, all_of(*rules), mark=mark)
 
 
@@ -362,6 +428,7 @@ def living_seat_prompt(
 # --- steps of a script ---------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class RoleName:
     """A line parameter that the catalog turns into the role's spoken name."""
@@ -372,6 +439,7 @@ class RoleName:
 Param = int | str | tuple[int, ...] | RoleName
 
 
+@quick_init
 @dataclass(frozen=True)
 class Say:
     """Speak one catalog line aloud (public). ``dawn`` marks the line that ends a night:
@@ -382,6 +450,7 @@ class Say:
     dawn: bool = False
 
 
+@quick_init
 @dataclass(frozen=True)
 class Phase:
     """A phase (``n1``, ``d1``) begins."""
@@ -397,6 +466,7 @@ class Phase:
         return phase_number(self.id)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Tagged:
     """A step about something with an id (a window, a secret, a timer)."""
@@ -408,6 +478,7 @@ class Tagged:
         return self.tag.id
 
 
+@quick_init
 @dataclass(frozen=True)
 class Wake(Tagged):
     """Open a timed wake window; it always lasts ``seconds`` in full.
@@ -426,6 +497,7 @@ class Wake(Tagged):
     window = Tagged.id  # the window's id, as scenario results name it
 
 
+@quick_init
 @dataclass(frozen=True)
 class Ask:
     """Wait for an accepted answer to ``prompt`` (inside a window: until it ends)."""
@@ -433,6 +505,7 @@ class Ask:
     prompt: Prompt
 
 
+@quick_init
 @dataclass(frozen=True)
 class Show(Tagged):
     """Show a secret to ``to`` on the screen, inside the current wake window."""
@@ -443,11 +516,13 @@ class Show(Tagged):
     prompt = Tagged.id  # the prompt id a secret is listed under (SCENARIOS.md)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Sleep:
     """Close the current wake window after its full length and clear the screen."""
 
 
+@quick_init
 @dataclass(frozen=True)
 class DealCard:
     """One seat looks at its card: the screen shows it only on that player's key."""
@@ -463,6 +538,7 @@ class DealCard:
 ONE_MINUTE_LEFT = ((60.0, "timer.one_minute"),)
 
 
+@quick_init
 @dataclass(frozen=True)
 class Timer(Tagged):
     """A public timer: a discussion, or the speech of ``seat``; the table may end it early.
@@ -490,6 +566,7 @@ class Timer(Tagged):
     until_answer: bool = False
 
 
+@quick_init
 @dataclass(frozen=True)
 class Eliminate:
     """A seat leaves the game; ``shown_role`` when its card is turned face up."""
@@ -500,6 +577,7 @@ class Eliminate:
     shown_role: str | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class Badge:
     """The sheriff's badge is now with ``seat`` (None: destroyed, no sheriff); public."""
@@ -510,6 +588,7 @@ class Badge:
 Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | Badge
 
 
+@quick_init
 @dataclass(frozen=True)
 class Outcome:
     winner: str | None
@@ -526,6 +605,7 @@ Script = Flow[Outcome]
 # --- views -----------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True)
 class PublicView:
     """What everybody at the table may know."""
@@ -538,6 +618,7 @@ class PublicView:
     revealed: Mapping[Seat, str]
 
 
+@quick_init
 @dataclass(frozen=True)
 class SeatView:
     """What one seat may know: its own dealt card and what it was shown."""

@@ -190,10 +190,12 @@ class Table(Generic[S]):
         return self.roles[seat - 1]
 
     def seats_with(self, *roles: str) -> tuple[Seat, ...]:
-        return tuple(s for s in range(1, self.players + 1) if self.role(s) in roles)
+        cards = self.roles
+        return tuple([s for s in range(1, len(cards) + 1) if cards[s - 1] in roles])
 
     def living_with(self, *roles: str) -> tuple[Seat, ...]:
-        return tuple(s for s in self.alive if self.role(s) in roles)
+        cards = self.roles
+        return tuple([s for s in self.alive if cards[s - 1] in roles])
 
     def called(self, role: str, call_dead: bool) -> tuple[Seat, ...] | None:
         return called(role, self.roles, self.alive, call_dead)
@@ -253,9 +255,12 @@ def window(wake: str | Sequence[str], step: core.Wake, sleep: str, body: Flow[T]
         yield core.Say(line)
     yield step
     result = yield from body
-    yield core.Sleep()
+    yield _SLEEP
     yield core.Say(sleep)
     return result
+
+
+_SLEEP = core.Sleep()  # it has no fields: one for every window
 
 
 def checks(

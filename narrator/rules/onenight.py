@@ -38,6 +38,7 @@ from narrator.rules.core import (
     living_seat_prompt,
     no_self_vote,
     not_self,
+    remembered,
     seat_prompt,
 )
 from narrator.rules.kit import Rules, deal_cards, override_counts, reveal, teams, window
@@ -144,15 +145,23 @@ def _check_centre(cards: tuple[int, ...], count: int, center_cards: int) -> None
 
 def high_inquisitor_prompt(seat: Seat, players: int, sw: OneNightSwitches) -> Prompt:
     """Another player's card, ``seer_center_count`` centre cards, or nothing (1.4)."""
-    centre = itertools.combinations(range(1, sw.center_cards + 1), sw.seer_center_count)
+    return _high_inquisitor_prompt(seat, players, sw.center_cards, sw.seer_center_count)
+
+
+@remembered
+def _high_inquisitor_prompt(
+    seat: Seat, players: int, center_cards: int, seer_center_count: int
+) -> Prompt:
+    centre = itertools.combinations(range(1, center_cards + 1), seer_center_count)
     others = (str(s) for s in range(1, players + 1) if s != seat)
     options = (*others, *(str(CenterAnswer(cards)) for cards in centre), "none")
-    check = all_of(not_self(seat), _centre_rule(sw.seer_center_count, sw.center_cards))
+    check = all_of(not_self(seat), _centre_rule(seer_center_count, center_cards))
     accepts = frozenset({AnswerKind.SEAT, AnswerKind.CENTER, AnswerKind.NOBODY})
     tag = Tag("n1", "high_inquisitor")
     return Prompt(tag, (seat,), accepts, players, Nobody(), options, check)
 
 
+@remembered
 def spirit_prompt(seat: Seat, players: int) -> Prompt:
     """Another player to swap cards with, or nobody."""
     return living_seat_prompt(Tag("n1", "spirit"), seat, range(1, players + 1), players, none=True)
@@ -160,16 +169,26 @@ def spirit_prompt(seat: Seat, players: int) -> Prompt:
 
 def lone_wolf_prompt(seat: Seat, players: int, sw: OneNightSwitches) -> Prompt:
     """``lone_wolf_peek``: one centre card, or none."""
-    options = (*(f"center {c}" for c in range(1, sw.center_cards + 1)), "none")
+    return _lone_wolf_prompt(seat, players, sw.center_cards)
+
+
+@remembered
+def _lone_wolf_prompt(seat: Seat, players: int, center_cards: int) -> Prompt:
+    options = (*(f"center {c}" for c in range(1, center_cards + 1)), "none")
     accepts = frozenset({AnswerKind.CENTER, AnswerKind.NOBODY})
-    check = _centre_rule(1, sw.center_cards)
+    check = _centre_rule(1, center_cards)
     return Prompt(Tag("n1", "werewolves"), (seat,), accepts, players, Nobody(), options, check)
 
 
 def vote_prompt(voter: Seat, players: int, sw: OneNightSwitches) -> Prompt:
     """Any other player (oneself with ``allow_self_vote``); no valid answer = no vote (1.6-3)."""
-    targets = [s for s in range(1, players + 1) if sw.allow_self_vote or s != voter]
-    rules = () if sw.allow_self_vote else (no_self_vote(voter),)
+    return _vote_prompt(voter, players, sw.allow_self_vote)
+
+
+@remembered
+def _vote_prompt(voter: Seat, players: int, allow_self_vote: bool) -> Prompt:
+    targets = [s for s in range(1, players + 1) if allow_self_vote or s != voter]
+    rules = () if allow_self_vote else (no_self_vote(voter),)
     return seat_prompt(Tag("d1", "vote", voter), (voter,), players, targets, *rules, other=None)
 
 

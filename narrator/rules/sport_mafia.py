@@ -50,6 +50,7 @@ from narrator.rules.core import (
     living_only,
     not_self,
     on_seat,
+    remembered,
     seat_prompt,
 )
 from narrator.rules.errors import ConfigError
@@ -225,6 +226,7 @@ def shots_of(answer: Answer | None, shooters: int) -> tuple[Seat | None, ...]:
     return answer.seats if isinstance(answer, SeatsAnswer) else ()
 
 
+@remembered
 def count_prompt(tag: Tag, most: int) -> Prompt:
     """A number of raised hands, at most ``most`` (the voters who have not voted yet)."""
 

@@ -23,6 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from narrator.rules.errors import NarratorError
+from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import get_variant, known_names, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
 
@@ -396,8 +397,9 @@ class SetupScreen(Screen[dict[str, Any]]):
             return values
         values.pop("resume", None)
         variant = get_variant(values["game"])
-        switches = make_switches(variant, values["options"])
         count = values["players"] or default_players(variant)
+        options = with_recommended(values["game"], count, values["options"])
+        switches = make_switches(variant, options)
         seats = variant.seat_counts
         if count not in seats:
             if len(seats) == 1:
@@ -427,7 +429,8 @@ class SetupScreen(Screen[dict[str, Any]]):
             return
         variant = get_variant(values["game"])
         count = values["players"] or default_players(variant)
-        cards = variant.composition(count, make_switches(variant, values["options"]))
+        options = with_recommended(values["game"], count, values["options"])  # when none chosen
+        cards = variant.composition(count, make_switches(variant, options))
         roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in cards.counts.items() if n)
         key = "setup.composition_center" if cards.center else "setup.composition"
         composition.update(self.t(key, players=count, roles=roles, center=cards.center))
@@ -453,7 +456,7 @@ class SetupScreen(Screen[dict[str, Any]]):
             guess = expected_length(
                 values["game"],
                 players,
-                values["options"],
+                with_recommended(values["game"], players, values["options"]),
                 lang=values["lang"],
                 answer_s=values["answer_s"],
             )

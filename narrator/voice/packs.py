@@ -1,16 +1,25 @@
 """Voice packs: a group's own host, recorded line by line, played instead of synthetic speech.
 
 A pack is a folder (by default ``<user data>/narrator/voices/NAME``) holding
-``pack.toml`` and one recording per line key::
+``pack.toml`` and one recording per line key or part::
 
     name = "vasya"
     lang = "ru"
+    source = "recorded"
     [lines]
     "onenight.hi_wake" = "onenight.hi_wake.wav"
+    "role.werewolf" = "role.werewolf.wav"
+    [parts]
+    "deal.call#0" = { file = "deal.call#0.wav", words = "Игрок номер" }
+    "number.5" = { file = "number.5.wav", words = "пять" }
 
-Only lines without placeholders are recorded: a line with a seat number or a
-role («Игрок номер 5, возьмите карту.») has too many forms to record, so it is
-always spoken by TTS, like any line the pack lacks or whose file is missing.
+``[lines]`` are catalog lines said whole (the role names among them).  A line
+with a seat number or a role («Игрок номер 5, возьмите карту.») has too many
+forms to record whole, so it is spliced from ``[parts]`` (see ``splice``): the
+text around its placeholders and the number words.  Each part keeps the words
+it says, so a part recorded for another wording of the catalog is left out
+rather than said wrong.  Whatever the pack cannot say, TTS says.  A pack of
+plain lines only (no ``[parts]``, no ``source``) reads as it always did.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
+from narrator.sound.loudness import levelled
+from narrator.voice import splice
 from narrator.voice.catalog import LANGUAGES, load_catalog, placeholders
 from narrator.voice.tts import require
 
@@ -61,14 +73,32 @@ def pack_folder(name: str, root: Path | None = None) -> Path:
     return (root or packs_folder()) / name
 
 
+def _check_file(key: str, file: str) -> None:
+    if Path(file).name != file or file.startswith(".") or "\\" in file:
+        raise ValueError(f"{key}: {file!r} must be a file name inside the pack folder")
+    if not file.lower().endswith(AUDIO_SUFFIXES):
+        raise ValueError(f"{key}: {file!r} is not a {'/'.join(AUDIO_SUFFIXES)} file")
+
+
+class PartFile(BaseModel):
+    """A part of spliced lines: its recording and the words it says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str
+    words: str = Field(min_length=1)
+
+
 class PackManifest(BaseModel):
-    """``pack.toml``: which recording says which line."""
+    """``pack.toml``: which recording says which line or part."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
     lang: str
+    source: str | None = None  # who speaks: "recorded", or the engine voice it was built with
     lines: dict[str, str] = Field(default_factory=dict)
+    parts: dict[str, PartFile] = Field(default_factory=dict)
 
     @field_validator("lang")
     @classmethod
@@ -83,26 +113,41 @@ class PackManifest(BaseModel):
         for key, file in lines.items():
             if not key:
                 raise ValueError("an empty line key")
-            if Path(file).name != file or file.startswith(".") or "\\" in file:
-                raise ValueError(f"{key}: {file!r} must be a file name inside the pack folder")
-            if not file.lower().endswith(AUDIO_SUFFIXES):
-                raise ValueError(f"{key}: {file!r} is not a {'/'.join(AUDIO_SUFFIXES)} file")
+            _check_file(key, file)
         return lines
 
+    @field_validator("parts")
+    @classmethod
+    def _part_files(cls, parts: dict[str, PartFile]) -> dict[str, PartFile]:
+        for key, part in parts.items():
+            if not key:
+                raise ValueError("an empty part key")
+            _check_file(key, part.file)
+        return parts
+
+    def files(self) -> list[str]:
+        """Every recording the manifest names, lines first."""
+        return [*self.lines.values(), *(part.file for part in self.parts.values())]
+
     def to_toml(self) -> str:
-        # JSON strings are valid TOML basic strings.
-        rows = [f"name = {json.dumps(self.name, ensure_ascii=False)}"]
-        rows.append(f"lang = {json.dumps(self.lang)}")
-        rows.append("")
-        rows.append("[lines]")
-        rows += [
-            f"{json.dumps(key, ensure_ascii=False)} = {json.dumps(file, ensure_ascii=False)}"
-            for key, file in self.lines.items()
-        ]
+        def text(value: str) -> str:  # JSON strings are valid TOML basic strings
+            return json.dumps(value, ensure_ascii=False)
+
+        rows = [f"name = {text(self.name)}", f"lang = {text(self.lang)}"]
+        if self.source is not None:
+            rows.append(f"source = {text(self.source)}")
+        rows += ["", "[lines]"]
+        rows += [f"{text(key)} = {text(file)}" for key, file in self.lines.items()]
+        if self.parts:
+            rows += ["", "[parts]"]
+            rows += [
+                f"{text(key)} = {{ file = {text(part.file)}, words = {text(part.words)} }}"
+                for key, part in self.parts.items()
+            ]
         return "\n".join(rows) + "\n"
 
 
-def _read_manifest(name: str, folder: Path) -> PackManifest:
+def read_manifest(name: str, folder: Path) -> PackManifest:
     path = folder / MANIFEST
     if not folder.is_dir():
         raise ConfigError(
@@ -115,17 +160,22 @@ def _read_manifest(name: str, folder: Path) -> PackManifest:
         raise ConfigError(f"voice pack {name!r} is incomplete: {path} is missing") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"voice pack {name!r}: cannot read {path} ({error})") from None
+    return parse_manifest(text, f"voice pack {name!r}: {path}")
+
+
+def parse_manifest(text: str, where: str) -> PackManifest:
+    """A manifest read from ``text``; a bad one is a ConfigError naming ``where`` and why."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"voice pack {name!r}: {path} is not valid TOML ({error})") from None
+        raise ConfigError(f"{where} is not valid TOML ({error})") from None
     try:
         return PackManifest.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "manifest"
+        place = ".".join(str(p) for p in first["loc"]) or "manifest"
         message = str(first["msg"]).removeprefix("Value error, ")
-        raise ConfigError(f"voice pack {name!r}: {path}: {where}: {message}") from None
+        raise ConfigError(f"{where}: {place}: {message}") from None
 
 
 def _read_clip(path: Path) -> Clip:
@@ -136,20 +186,23 @@ def _read_clip(path: Path) -> Clip:
 
 @dataclass
 class VoicePack:
-    """A loaded pack: the recordings that exist, by line key."""
+    """A loaded pack: the recordings that exist, by line key and by part key."""
 
     name: str
     lang: str
     folder: Path
     files: dict[str, Path]
     missing: tuple[str, ...] = ()
+    parts: dict[str, Path] = field(default_factory=dict)
+    source: str | None = None
     _clips: dict[str, Clip] = field(default_factory=dict, repr=False)
+    _ready: dict[str, Clip] = field(default_factory=dict, repr=False)
 
     @classmethod
     def load(cls, name: str, lang: str | None = None, root: Path | None = None) -> VoicePack:
         """Read and check a pack; lines whose recording is missing are reported and left to TTS."""
         folder = pack_folder(name, root)
-        manifest = _read_manifest(name, folder)
+        manifest = read_manifest(name, folder)
         if lang is not None and manifest.lang != lang:
             raise ConfigError(
                 f"voice pack {name!r} speaks {manifest.lang!r}, but the game is in {lang!r}"
@@ -166,41 +219,133 @@ class VoicePack:
                 files[key] = folder / file
             else:
                 missing.append(key)
-        if ignored:
-            _LOGGER.warning(
-                "voice pack %s: %d lines are not recordable lines of the catalog and are "
-                "ignored: %s",
-                name,
-                len(ignored),
-                _some(ignored),
-            )
-        if missing:
-            _LOGGER.warning(
-                "voice pack %s: %d recordings are missing, TTS says them instead: %s",
-                name,
-                len(missing),
-                _some(missing),
-            )
-        return cls(manifest.name, manifest.lang, folder, files, tuple(missing))
+        parts: dict[str, Path] = {}
+        stale: list[str] = []
+        for key, part in manifest.parts.items():
+            words = splice.expected_words(manifest.lang, key)
+            if words is None:
+                ignored.append(key)
+            elif words != part.words:
+                stale.append(key)
+            elif (folder / part.file).is_file():
+                parts[key] = folder / part.file
+            else:
+                missing.append(key)
+        _report(name, ignored, stale, missing)
+        return cls(
+            manifest.name,
+            manifest.lang,
+            folder,
+            files,
+            tuple(missing),
+            parts=parts,
+            source=manifest.source,
+        )
 
-    def clip(self, key: str) -> Clip | None:
-        """The recording of ``key``; None when the pack lacks it (the caller uses TTS)."""
+    def clip(self, key: str, text: str | None = None) -> Clip | None:
+        """The line ``key``: its whole recording, else (given its displayed ``text``) the line
+        spliced from its parts; None when the pack cannot say it (the caller uses TTS)."""
+        whole = self._recording(key, self.files)
+        if whole is not None or text is None:
+            return whole
+        return self.spliced(key, text)
+
+    def spliced(self, key: str, text: str) -> Clip | None:
+        """The line assembled from parts; None unless the pack has every part it needs."""
+        pieces = splice.plan(self.lang, key, text)
+        if pieces is None:
+            return None
+        clips: dict[str, Clip] = {}
+        for keys in splice.needed(pieces):
+            chosen = next((k for k in keys if k in clips or self._has(k)), None)
+            clip = self._joinable(chosen) if chosen is not None else None
+            if chosen is None or clip is None:
+                _LOGGER.debug("voice pack %s: %s lacks the part %s", self.name, key, keys[0])
+                return None
+            clips[chosen] = clip
+        return splice.assemble(pieces, clips)
+
+    def can_say(self, key: str, text: str) -> bool:
+        """Whether the pack has the line whole or every part of it (nothing is read)."""
+        if key in self.files:
+            return True
+        pieces = splice.plan(self.lang, key, text)
+        return pieces is not None and all(
+            any(self._has(k) for k in keys) for keys in splice.needed(pieces)
+        )
+
+    def unsaid(self, texts: Iterable[str]) -> list[str]:
+        """The displayed lines among ``texts`` that this pack cannot say, in order.
+
+        What TTS must render before a game with this pack: with a complete pack,
+        nothing.  A text is matched to its line by its wording, so it needs no key.
+        """
+        catalog = load_catalog(self.lang)
+        whole = {catalog.text(key) for key in self.files if key in catalog.lines}
+        every = splice.templates(self.lang).values()
+        return [
+            text
+            for text in texts
+            if text not in whole
+            and not any(t.values(text) is not None and self.can_say(t.key, text) for t in every)
+        ]
+
+    def _has(self, key: str) -> bool:
+        return key in self.parts or key in self.files
+
+    def _joinable(self, key: str) -> Clip | None:
+        found = self._ready.get(key)
+        if found is None:
+            clip = self._recording(key, self.parts if key in self.parts else self.files)
+            if clip is None:
+                return None
+            found = self._ready[key] = splice.joinable(clip)
+        return found
+
+    def _recording(self, key: str, where: dict[str, Path]) -> Clip | None:
+        path = where.get(key)
+        if path is None:
+            return None
         found = self._clips.get(key)
         if found is not None:
             return found
-        path = self.files.get(key)
-        if path is None:
-            return None
         try:
             clip = _read_clip(path)
         except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
             _LOGGER.warning(
                 "voice pack %s: %s is unreadable (%s); TTS says it", self.name, path, error
             )
-            del self.files[key]
+            del where[key]
             return None
-        self._clips[key] = clip
+        # At the one loudness of every engine, whole lines and spliced ones alike.
+        clip = self._clips[key] = levelled(clip)
         return clip
+
+
+def _report(name: str, ignored: list[str], stale: list[str], missing: list[str]) -> None:
+    """What a pack cannot use, in the log: the game goes on, TTS says those lines."""
+    if ignored:
+        _LOGGER.warning(
+            "voice pack %s: %d recordings are not of a line or part of the catalog, ignored: %s",
+            name,
+            len(ignored),
+            _some(ignored),
+        )
+    if stale:
+        _LOGGER.warning(
+            "voice pack %s: %d parts were recorded for another wording of the catalog "
+            "and are ignored: %s",
+            name,
+            len(stale),
+            _some(stale),
+        )
+    if missing:
+        _LOGGER.warning(
+            "voice pack %s: %d recordings are missing, TTS says them instead: %s",
+            name,
+            len(missing),
+            _some(missing),
+        )
 
 
 def _some(keys: Sequence[str], shown: int = 5) -> str:
@@ -288,7 +433,7 @@ def _write_manifest(folder: Path, manifest: PackManifest) -> None:
 def _existing_manifest(name: str, lang: str, folder: Path) -> PackManifest:
     if not (folder / MANIFEST).exists():
         return PackManifest(name=name, lang=lang)
-    manifest = _read_manifest(name, folder)
+    manifest = read_manifest(name, folder)
     if manifest.lang != lang:
         raise ConfigError(f"voice pack {name!r} speaks {manifest.lang!r}, not {lang!r}")
     return manifest
@@ -297,18 +442,19 @@ def _existing_manifest(name: str, lang: str, folder: Path) -> PackManifest:
 def record_pack(
     lang: str,
     name: str,
-    keys_and_texts: Iterable[tuple[str, str]],
+    items: Iterable[tuple[str, str] | splice.Part],
     recorder: Recorder,
     ui: PromptUI,
     *,
     root: Path | None = None,
     redo_existing: bool = False,
 ) -> RecordSummary:
-    """Walk a person through every line: show, record, play back, keep / redo / skip.
+    """Walk a person through every line and part: show, record, play back, keep / redo / skip.
 
-    The recording and the manifest are written after each kept line, so a session
-    stopped half-way (q, Ctrl-C) keeps everything recorded so far; lines already in
-    the pack are passed over unless ``redo_existing``.
+    ``items`` are whole lines as (key, text) or ``splice.Part``s (see ``splice.pack_parts``).
+    The recording and the manifest are written after each kept take, so a session
+    stopped half-way (q, Ctrl-C) keeps everything recorded so far; what the pack
+    already has is passed over unless ``redo_existing``.
     """
     folder = pack_folder(name, root)
     try:
@@ -316,13 +462,16 @@ def record_pack(
     except OSError as error:
         raise ConfigError(f"cannot create the voice pack folder {folder} ({error})") from None
     manifest = _existing_manifest(name, lang, folder)
+    if manifest.source is None and not manifest.lines and not manifest.parts:
+        manifest.source = "recorded"
     summary = RecordSummary(folder)
-    todo = list(keys_and_texts)
-    for number, (key, text) in enumerate(todo, start=1):
-        if not redo_existing and (folder / manifest.lines.get(key, "-")).is_file():
+    todo = [_as_part(item) for item in items]
+    for number, part in enumerate(todo, start=1):
+        key = part.key
+        if not redo_existing and _has_take(manifest, folder, part):
             summary.kept.append(key)
             continue
-        ui.show(f"[{number}/{len(todo)}] {key}\n    {text}")
+        ui.show(f"[{number}/{len(todo)}] {_shown(part)}")
         try:
             outcome = _record_line(recorder, ui)
         except KeyboardInterrupt:
@@ -335,12 +484,133 @@ def record_pack(
             continue
         file = f"{key}.wav"
         _write_wav(folder / file, outcome)
-        manifest.lines[key] = file
+        _enter(manifest, part, file)
         _write_manifest(folder, manifest)
         summary.recorded.append(key)
     if not (folder / MANIFEST).exists():
         _write_manifest(folder, manifest)
     return summary
+
+
+def _as_part(item: tuple[str, str] | splice.Part) -> splice.Part:
+    if isinstance(item, splice.Part):
+        return item
+    key, text = item
+    return splice.Part(key, text, "", whole=True)
+
+
+def _has_take(manifest: PackManifest, folder: Path, part: splice.Part) -> bool:
+    if part.whole:
+        return (folder / manifest.lines.get(part.key, "-")).is_file()
+    entry = manifest.parts.get(part.key)
+    return entry is not None and entry.words == part.words and (folder / entry.file).is_file()
+
+
+def _enter(manifest: PackManifest, part: splice.Part, file: str) -> None:
+    """Name ``file`` in the manifest as the recording of ``part``."""
+    if part.whole:
+        manifest.lines[part.key] = file
+    else:
+        manifest.parts[part.key] = PartFile(file=file, words=part.words)
+
+
+def _shown(part: splice.Part) -> str:
+    """What the speaker reads: the words to say, and where a part belongs."""
+    if part.key.startswith(splice.NUMBER_PREFIX):
+        return f"{part.key}: a number, said on its own\n    {part.words}"
+    if part.key.startswith(splice.ROLE_PREFIX):
+        return f"{part.key}: a role's name, said on its own\n    {part.words}"
+    if part.whole:
+        return f"{part.key}\n    {part.words}"
+    return (
+        f"{part.key}: a piece of a line, say only\n    {part.words}\n"
+        f"    (the line: {part.hint}; each «…» is a number or a name, recorded apart)"
+    )
+
+
+# --- a pack from a speech engine --------------------------------------------------------------
+
+
+def write_pack(
+    lang: str,
+    name: str,
+    parts: Sequence[splice.Part],
+    clip_of: Callable[[str], Clip],
+    *,
+    source: str,
+    root: Path | None = None,
+    replace: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """A whole pack written at once: ``clip_of(words)`` for every part, as FLAC files.
+
+    The pack is written into a hidden folder beside its place and moved there when
+    complete, so a build stopped half-way leaves no half pack; an existing pack of
+    that name stays unless ``replace``.
+    """
+    folder = new_pack_folder(lang, name, root, replace=replace)
+    partial = folder.with_name(f".{folder.name}.partial-{os.getpid()}")
+    try:
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create the voice pack folder {partial} ({error})") from None
+    try:
+        manifest = PackManifest(name=folder.name, lang=lang, source=source)
+        if progress is not None:
+            progress(0, len(parts))
+        for done, part in enumerate(parts, start=1):
+            file = f"{part.key}.flac"
+            write_audio(partial / file, clip_of(part.words))
+            _enter(manifest, part, file)
+            if progress is not None:
+                progress(done, len(parts))
+        _write_manifest(partial, manifest)
+        move_into_place(partial, folder)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return folder
+
+
+def new_pack_folder(lang: str, name: str, root: Path | None, *, replace: bool) -> Path:
+    """Where a new pack ``name`` goes; an existing one only if ``replace`` (and of ``lang``).
+
+    Asked before anything is rendered, so a name clash costs no time.
+    """
+    folder = pack_folder(name, root)
+    if folder.exists() and not replace:
+        raise ConfigError(
+            f"voice pack {name!r} already exists ({folder}): choose another --name, or --replace it"
+        )
+    if folder.exists() and (folder / MANIFEST).exists():
+        _existing_manifest(name, lang, folder)  # replacing a pack of another language: no
+    return folder
+
+
+def write_audio(path: Path, clip: Clip) -> None:
+    """``clip`` to ``path`` in the format its name ends with (.wav, .flac, .ogg)."""
+    soundfile = require("soundfile")
+    formats = {".wav": ("WAV", "PCM_16"), ".flac": ("FLAC", "PCM_16"), ".ogg": ("OGG", "VORBIS")}
+    kind, subtype = formats[path.suffix.lower()]
+
+    def write(target: Path) -> None:
+        soundfile.write(str(target), clip.samples, clip.rate, subtype=subtype, format=kind)
+
+    _write_atomically(path, write)
+
+
+def move_into_place(partial: Path, folder: Path) -> None:
+    """Put the complete pack ``partial`` where ``folder`` is, the old one out of the way."""
+    old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+    try:
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(partial, folder)
+    except OSError as error:
+        if old.exists() and not folder.exists():
+            os.replace(old, folder)
+        raise ConfigError(f"cannot put the voice pack in {folder} ({error})") from None
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _record_line(recorder: Recorder, ui: PromptUI) -> Clip | str:

@@ -1,4 +1,10 @@
-"""Speech rendered once to files by pyttsx3, then played from memory.
+"""Speech rendered once to files by the voice's engine, then played from memory.
+
+``SpeechCache`` renders each line with the engine of its voice (Festival,
+hibari or the system voices: ``narrator.voice.engines``), after the line's
+numbers are spelled out (``numbers.spoken``) and its words written the way that
+engine says them right (``pronounce``), and levels every clip it reads
+(``sound.loudness``).  This module also holds the system engine: pyttsx3.
 
 pyttsx3 is only trusted with one job: one text → one file per ``runAndWait``
 (queued saves write only the last file, ``say`` after a save overwrites it,
@@ -6,7 +12,9 @@ NSSS writes AIFF whatever the name; see ../shared/notes/virtual-audio.md).  One
 worker thread per process owns the engine: espeak keeps one global synthesis
 callback, so a second engine in the same process would steal the first one's
 audio.  Files are cached under the user's cache folder, named by a hash of
-(driver, voice, rate, spoken text); a warm line is a dictionary lookup.
+(engine, voice, rate, spoken text, and the versions of the engine's text
+handling, the pronunciation and the levelling); a warm line is a dictionary
+lookup.
 """
 
 from __future__ import annotations
@@ -33,7 +41,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from queue import Queue
@@ -45,9 +52,15 @@ import numpy as np
 from narrator.rules.core import Param, RoleName
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant, get_variant, known_names
+from narrator.sound import loudness
 from narrator.sound.clip import Clip
+from narrator.voice import engines
 from narrator.voice.catalog import load_catalog, placeholders
+from narrator.voice.engines import Engine, VoiceInfo, engine_for, is_named, quality
 from narrator.voice.numbers import spoken
+from narrator.voice.pronounce import pronunciation
+
+__all__ = ["VoiceInfo", "is_named"]  # re-exported: their home is narrator.voice.engines
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -84,8 +97,6 @@ _LANGUAGE_NAMES = {
     "korean": "ko",
 }
 _SPOKEN_NAMES = {code: name.title() for name, code in _LANGUAGE_NAMES.items()}
-# The regional voice picked first for a language when the person names none.
-_PREFERRED_TAGS = {"en": ("en-us", "en-gb", "en"), "ru": ("ru", "ru-ru")}
 _DRIVER_HINTS = {
     "espeak": "apt-get install espeak-ng",
     "sapi5": "pip install comtypes pywin32",
@@ -107,11 +118,7 @@ def require(module: str) -> ModuleType:
 
 def default_driver() -> str:
     """The pyttsx3 driver of this platform (the same choice pyttsx3 makes)."""
-    if sys.platform == "darwin":
-        return "nsss"
-    if sys.platform == "win32":
-        return "sapi5"
-    return "espeak"
+    return engines.system_driver()
 
 
 def install_hint(lang: str) -> str:
@@ -131,18 +138,6 @@ def install_hint(lang: str) -> str:
 
 
 # --- voices ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class VoiceInfo:
-    """A system voice: ``id`` is normalised across drivers, ``native_id`` goes to the driver."""
-
-    id: str
-    name: str
-    lang: str
-    tag: str
-    native_id: str
-    driver: str
 
 
 def _lcid_language(lcid: int) -> str | None:
@@ -210,57 +205,37 @@ def voice_info(
     if not lang:
         lang = normalise_language(name or "")
     tag = next((t for t, code in zip(tags, langs, strict=True) if code), lang)
+    voice_id = normalise_voice_id(driver, native_id)
     return VoiceInfo(
-        id=normalise_voice_id(driver, native_id),
+        id=voice_id,
         name=name or native_id,
         lang=lang,
         tag=tag,
         native_id=native_id,
         driver=driver,
+        quality=quality(driver, voice_id),
     )
-
-
-def _rank(voice: VoiceInfo, lang: str) -> tuple[int, int, str]:
-    preferred = _PREFERRED_TAGS.get(lang, (lang,))
-    place = preferred.index(voice.tag) if voice.tag in preferred else len(preferred)
-    # espeak's mbrola voices need a separate synthesiser that is rarely installed.
-    mbrola = 1 if voice.driver == "espeak" and voice.id.startswith("mb/") else 0
-    return (mbrola, place, voice.id)
-
-
-def is_named(voice: VoiceInfo, wanted: str) -> bool:
-    """Whether ``wanted`` names ``voice`` (its id, its driver's id or its name)."""
-    key = wanted.strip().casefold()
-    return key in (voice.id.casefold(), voice.native_id.casefold(), voice.name.casefold())
 
 
 def choose_voice(
     lang: str, wanted: str | None = None, voices: Sequence[VoiceInfo] | None = None
 ) -> VoiceInfo:
-    """The voice for ``lang``: ``wanted`` (id, driver id or name) when it exists, else the best."""
-    voices = list_voices() if voices is None else voices
-    if wanted:
-        for voice in voices:
-            if is_named(voice, wanted):
-                if voice.lang != lang:
-                    _LOGGER.warning("voice %s speaks %r, not %r", voice.id, voice.lang, lang)
-                return voice
-    speaking = sorted((v for v in voices if v.lang == lang), key=lambda v: _rank(v, lang))
-    if not speaking:
-        raise ConfigError(f"no speech voice for language {lang!r}: {install_hint(lang)}")
-    if wanted:
-        _LOGGER.warning(
-            "voice %r not found; speaking %s with %s (see `narrator voices`)",
-            wanted,
-            lang,
-            speaking[0].id,
-        )
-    return speaking[0]
+    """The voice for ``lang``: ``wanted`` when it exists, else the best, with a warning.
+
+    ``wanted`` is ``ENGINE:VOICE``, an engine alone (its best voice), or a bare
+    voice id, engine id or name.  Without ``voices``, every engine's voices are
+    asked, and an engine that is missing but would speak ``lang`` better than the
+    voice chosen is named once, with how to install it.
+    """
+    if voices is not None:
+        return engines.choose(lang, wanted, voices, no_voice=install_hint(lang))
+    found = engines.survey()
+    return engines.choose(lang, wanted, found.voices, found.missing, install_hint(lang))
 
 
 def list_voices() -> list[VoiceInfo]:
-    """The system voices that the platform's pyttsx3 driver offers."""
-    return SpeechRenderer.shared().voices()
+    """Every voice of every engine that runs here (Festival, hibari, the system voices)."""
+    return engines.survey().voices
 
 
 # --- the renderer ----------------------------------------------------------------------------
@@ -284,8 +259,12 @@ _Job = tuple[Callable[[Any], Any], "Future[Any]"]
 
 
 class SpeechRenderer:
-    """The process's one pyttsx3 engine, on its own thread: one text → one audio file."""
+    """The process's one pyttsx3 engine, on its own thread: one text → one audio file.
 
+    The "system" speech engine: its name is the pyttsx3 driver's (espeak, sapi5, nsss).
+    """
+
+    version = "1"  # bump when the text or rate handling changes: cached speech is stale
     _shared: ClassVar[dict[str, SpeechRenderer]] = {}
     _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
@@ -308,6 +287,11 @@ class SpeechRenderer:
             if renderer is None:
                 renderer = cls._shared[name] = cls(name)
             return renderer
+
+    @property
+    def name(self) -> str:
+        """The engine's name, as ``--voice ENGINE:VOICE`` writes it: the driver's."""
+        return self.driver
 
     @property
     def renders(self) -> int:
@@ -483,7 +467,13 @@ def _writable(folder: Path) -> str | None:
 
 
 class SpeechCache:
-    """Speech of one language, voice and rate: rendered once to files, served from memory."""
+    """Speech of one language, voice and rate: rendered once to files, served from memory.
+
+    ``voice`` None is the best voice installed for the language (``narrator
+    voices``); a voice that does not exist gives the best one, with a warning.
+    ``renderer`` fixes the engine (its voices only).  An engine that keeps failing
+    in a game hands over to the next best voice, so the game goes on.
+    """
 
     def __init__(
         self,
@@ -492,7 +482,7 @@ class SpeechCache:
         rate: int | None = None,
         folder: Path | None = None,
         *,
-        renderer: SpeechRenderer | None = None,
+        renderer: Engine | None = None,
         memory_bytes: int = MEMORY_BYTES,
     ) -> None:
         spoken("", lang)  # an unknown language fails here, before any engine starts
@@ -504,8 +494,15 @@ class SpeechCache:
             )
         self.lang = lang
         self.rate = rate
-        self.renderer = renderer or SpeechRenderer.shared()
-        self.voice = choose_voice(lang, voice, self.renderer.voices())
+        self._fixed_engine = renderer is not None
+        if renderer is not None:
+            self.voice = choose_voice(lang, voice, renderer.voices())
+            self.renderer: Engine = renderer
+        else:
+            self.voice = choose_voice(lang, voice)
+            self.renderer = engine_for(self.voice)
+        self._failed: set[str] = set()
+        self.pronunciation = pronunciation(lang)
         self.rendered = 0
         self._in_temp = False
         self.folder = self._usable(folder or default_cache_folder())
@@ -514,26 +511,37 @@ class SpeechCache:
         self._memory_limit = memory_bytes
         self._lock = threading.Lock()
 
+    @property
+    def engine(self) -> Engine:
+        """The engine that renders this cache's lines (``renderer``, by its older name)."""
+        return self.renderer
+
     def path(self, text: str) -> Path:
         """Where the displayed line ``text`` is (or will be) cached."""
-        return self._path(spoken(text, self.lang))
+        return self._path(self._words(text))
+
+    def engine_text(self, text: str) -> str:
+        """The displayed line ``text`` as the engine is given it: numbers spelled, words fixed."""
+        return self.pronunciation.apply(self._words(text), self.renderer.name).strip()
 
     def clip(self, text: str) -> Clip:
-        """The displayed line ``text`` as audio; rendered first when it is not cached yet."""
+        """The displayed line ``text`` as audio, levelled; rendered first when not cached yet."""
         with self._lock:
             found = self._memory.get(text)
             if found is not None:
                 self._memory.move_to_end(text)
                 return found
-        words = spoken(text, self.lang).strip()
-        if not words:
+        words = self._words(text)
+        if not words or not self.engine_text(text):
             return Clip(np.zeros((0, 1), dtype=np.float32), 22050)
         path = self._path(words)
         clip = _read(path) if path.exists() else None
         if clip is None:
-            clip = _read(self._render(words))
+            path = self._render(words)
+            clip = _read(path)
             if clip is None:
                 raise ConfigError(f"the speech file {path} cannot be read back")
+        clip = loudness.levelled(clip)
         self._remember(text, clip)
         return clip
 
@@ -542,7 +550,7 @@ class SpeechCache:
         seen: set[str] = set()
         missing: list[str] = []
         for text in texts:
-            words = spoken(text, self.lang).strip()
+            words = self._words(text)
             if not words or words in seen:
                 continue
             seen.add(words)
@@ -558,16 +566,29 @@ class SpeechCache:
         if progress is not None:
             progress(0, len(todo))
         for done, text in enumerate(todo, start=1):
-            self._render(spoken(text, self.lang).strip())
+            if self.engine_text(text):
+                self._render(self._words(text))
             if progress is not None:
                 progress(done, len(todo))
         return len(todo)
 
     # -- files --------------------------------------------------------------------------------
 
+    def _words(self, text: str) -> str:
+        return spoken(text, self.lang).strip()
+
     def _path(self, words: str) -> Path:
         key = json.dumps(
-            [self.renderer.driver, self.voice.id, self.rate, words], ensure_ascii=False
+            [
+                self.renderer.name,
+                self.renderer.version,
+                self.voice.id,
+                self.rate,
+                words,
+                self.pronunciation.version,
+                loudness.VERSION,
+            ],
+            ensure_ascii=False,
         )
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
         return self.folder / f"{digest}{self.renderer.extension}"
@@ -608,8 +629,9 @@ class SpeechCache:
             if problem is not None:
                 self.folder = self._fall_back(self.folder, problem)
                 continue
+            said = self.pronunciation.apply(words, self.renderer.name)
             try:
-                self.renderer.render(words, partial, self.voice, self.rate)
+                self.renderer.render(said, partial, self.voice, self.rate)
                 os.replace(partial, path)
             except OSError as error:
                 partial.unlink(missing_ok=True)
@@ -621,11 +643,38 @@ class SpeechCache:
                 if attempts < 2:  # the folder is fine: give the engine a second chance
                     _LOGGER.warning("rendering %r failed (%s); trying again", words, error)
                     continue
-                raise ConfigError(
-                    f"the speech engine cannot render {words!r} ({error.strerror or error})"
-                ) from None
+                reason = error.strerror or str(error)
+                if self._hand_over(reason):
+                    attempts = 0
+                    continue
+                raise ConfigError(f"the speech engine cannot render {words!r} ({reason})") from None
+            except ConfigError as error:  # the engine itself is gone (a driver that stopped)
+                partial.unlink(missing_ok=True)
+                if self._hand_over(str(error)):
+                    attempts = 0
+                    continue
+                raise
             self.rendered += 1
             return path
+
+    def _hand_over(self, reason: str) -> bool:
+        """After the voice's engine failed twice: the next best voice speaks from now on."""
+        if self._fixed_engine:
+            return False
+        self._failed.add(self.voice.driver)
+        after = engines.next_voice(self.lang, self.voice, self._failed)
+        if after is None:
+            return False
+        _LOGGER.warning(
+            "the %s engine fails (%s); speaking %s with %s from now on",
+            self.voice.driver,
+            reason,
+            self.lang,
+            after.key,
+        )
+        self.voice = after
+        self.renderer = engine_for(after)
+        return True
 
     def _remember(self, text: str, clip: Clip) -> None:
         size = clip.samples.nbytes

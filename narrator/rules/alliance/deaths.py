@@ -23,7 +23,18 @@ from narrator.rules.alliance.resolution import may_shoot
 from narrator.rules.alliance.roles import EXPLODED, HUNTER, LOVE, SHOT, WEREWOLF
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Badge, Eliminate, Flow, Outcome, Say, Seat, Tag, Timer
+from narrator.rules.core import (
+    Badge,
+    Eliminate,
+    Flow,
+    Outcome,
+    Prompt,
+    Say,
+    Seat,
+    Tag,
+    Timer,
+    remembered,
+)
 
 
 def announce_night(table: Table, deaths: Sequence[Death]) -> Flow[list[Death]]:
@@ -105,12 +116,10 @@ def aftermath(
     yield Say("alliance.ability")
     tag = table.once_more(f"d{day}", "ability", batch[0].seat)
     prompt = (
-        hunter_prompt(day, hunter.seat, tuple(table.alive), table.players)
+        _hunter_pause(day, hunter.seat, tuple(table.alive), table.players)
         if hunter is not None
-        else no_shot_prompt(day, table.players, tag)
+        else _no_shot_pause(day, table.players, tag)
     )
-    # A public pause: whatever is typed, the table reacts alike, hunter or not (issue 17 #2).
-    prompt = replace(prompt, blind=True)
     answer = yield Timer(tag, table.sw.hunter_s, None, (), prompt=prompt)
     if hunter is None or not isinstance(answer, SeatAnswer):
         return None
@@ -118,6 +127,16 @@ def aftermath(
     shot = yield from fall(table, [Death(answer.seat, f"d{day}", SHOT, hunter.words)])
     outcome = yield from aftermath(table, day, shot, words, pause=False)
     return outcome
+
+
+# A public pause: whatever is typed, the table reacts alike, hunter or not (issue 17 #2).
+def _hunter_pause(day: int, hunter: Seat, living: tuple[Seat, ...], players: int) -> Prompt:
+    return replace(hunter_prompt(day, hunter, living, players), blind=True)
+
+
+@remembered
+def _no_shot_pause(day: int, players: int, tag: Tag) -> Prompt:
+    return replace(no_shot_prompt(day, players, tag), blind=True)
 
 
 def badge(table: Table, day: int) -> Flow[None]:

@@ -48,7 +48,7 @@ def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAn
         return boom
 
     yield Say("alliance.withdraw_call")
-    answer = yield Ask(withdraw_prompt(day, candidates, table.players))
+    answer = yield Ask(withdraw_prompt(day, tuple(candidates), table.players))
     withdrawn = (
         {s for s in answer.seats if s is not None} if isinstance(answer, SeatsAnswer) else set()
     )

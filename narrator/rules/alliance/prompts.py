@@ -28,6 +28,7 @@ from narrator.rules.core import (
     no_self_vote,
     not_self,
     on_seat,
+    remembered,
     seat_prompt,
 )
 from narrator.rules.errors import IllegalAction, NotNow
@@ -160,6 +161,7 @@ def _hands_prompt(
     return Prompt(tag, tuple(seats), accepts, players, Nobody(), ("none", *options), check)
 
 
+@remembered
 def candidates_prompt(day: int, living: Sequence[Seat], players: int) -> Prompt:
     """The raised hands of «Кто выдвигается в шерифы» (4.6-1); none = no candidate."""
     ordered = sorted(living)
@@ -172,6 +174,7 @@ def candidates_prompt(day: int, living: Sequence[Seat], players: int) -> Prompt:
     )
 
 
+@remembered
 def withdraw_prompt(day: int, candidates: Sequence[Seat], players: int) -> Prompt:
     """Candidates who step down before the vote (4.6-4); none = nobody."""
     every = " ".join(map(str, candidates))
@@ -249,8 +252,10 @@ def explode_prompt(tag: Tag, speaker: Seat, wolves: Sequence[Seat], players: int
 
 def explode_now(table: Table, tag: Tag, speaker: Seat, pending: Sequence[Death]) -> Prompt:
     """The explosion open during a speech: any living werewolf not dying tonight (4.11)."""
-    dying = {death.seat for death in pending}
-    wolves = tuple(s for s in table.living_with(WEREWOLF) if s not in dying)
+    wolves = table.living_with(WEREWOLF)
+    if pending:
+        dying = {death.seat for death in pending}
+        wolves = tuple([s for s in wolves if s not in dying])
     return explode_prompt(tag, speaker, wolves, table.players)
 
 

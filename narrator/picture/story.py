@@ -1,0 +1,222 @@
+"""What happened in a finished game, read from its record by playing it again.
+
+A record holds the deal, the seed, the rule switches and every answer the table
+gave (its ``done`` events, narrator.resume), so the game is played once more
+through the same rules, silently, with those answers: each step then says what
+it is (a night answer of the vampires, a vote of seat 3, an elimination and its
+cause) as structure, and nothing is read back from the ids or texts of the
+record. The replayed winner must be the recorded one, or the record is refused.
+
+Only a finished record is read: a sealed one belongs to a game still being
+played or stopped (its secrets must stay sealed, narrator.host.journal), and a
+plain one without an ``end`` event did not reach the end.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from narrator.drive import Driver
+from narrator.record import GameRecord
+from narrator.resume import Done, replayed
+from narrator.rules.answers import Answer, CountAnswer, ExplodeAnswer
+from narrator.rules.core import (
+    Ask,
+    Badge,
+    Deal,
+    DealCard,
+    Eliminate,
+    Outcome,
+    Phase,
+    Prompt,
+    Say,
+    Seat,
+    Show,
+    Step,
+    Tag,
+    Timer,
+    Wake,
+)
+from narrator.rules.errors import ConfigError
+from narrator.rules.registry import get_variant, make_switches
+from narrator.voice.catalog import load_catalog
+
+# The line that gives the last candidate of a hand vote the hands not raised before
+# (sport mafia's ``unvoted_to_last``): no prompt asks for them, the rules count them.
+REST_OF_HANDS = frozenset({"sport.rest_of_hands"})
+
+
+@dataclass(frozen=True)
+class Act:
+    """An answer the table gave: ``seats`` answered ``tag`` with ``answer``."""
+
+    tag: Tag
+    seats: tuple[Seat, ...]
+    answer: Answer
+    default: bool  # the window expired (nobody, abstain…), or the answer equals that
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A secret shown to ``to`` (in the picture of a finished game it may be told)."""
+
+    tag: Tag
+    to: tuple[Seat, ...]
+    shown: Show
+
+
+Moment = Act | Seen | Eliminate | Badge
+
+
+@dataclass
+class Chapter:
+    """One night or day and what happened in it, in order."""
+
+    phase: str
+    moments: list[Moment] = field(default_factory=list)
+
+
+@dataclass
+class Story:
+    """A finished game: who sat where with which card, each phase, the outcome."""
+
+    game: str
+    lang: str
+    deal: Deal
+    outcome: Outcome
+    chapters: list[Chapter]
+    started: str | None = None  # "YYYYMMDD-HHMMSS" from the record's name, if it has one
+
+    @property
+    def players(self) -> int:
+        return self.deal.players
+
+    def left(self) -> dict[Seat, Eliminate]:
+        """Every seat that left the game, with its elimination."""
+        return {m.seat: m for c in self.chapters for m in c.moments if isinstance(m, Eliminate)}
+
+    def sheriff(self) -> Seat | None:
+        return self.outcome.sheriff
+
+
+class _Replay(Driver):
+    """Plays a game again with the answers of its record, keeping what each step was."""
+
+    def __init__(self, steps: Sequence[Done]) -> None:
+        super().__init__(load_catalog("en"), GameRecord())
+        self.steps = deque(steps)
+        self.chapters: list[Chapter] = [Chapter("setup")]
+        self._window_id = ""
+        self._counted: Tag | None = None  # the last hand count asked
+
+    def _next(self, kind: str, step_id: str) -> Done:
+        done = self.steps.popleft() if self.steps else None
+        if done is None or done.kind != kind or done.id != step_id:
+            said = done.id if done is not None else "nothing more"
+            raise ConfigError(
+                f"the record does not fit the rules at {step_id} (it says {said}): "
+                "was it written by another version of narrator?"
+            )
+        return done
+
+    def carry_out(self, step: Step) -> Answer | None:
+        answer = super().carry_out(step)
+        chapter = self.chapters[-1]
+        if isinstance(step, Say) and step.key in REST_OF_HANDS and self._counted is not None:
+            # «the other N hands go to X»: the last candidate's hands, counted by the rules
+            last, seat, count = self._counted, step.params.get("seat"), step.params.get("count")
+            if isinstance(seat, int) and isinstance(count, int):
+                tag = Tag(last.phase, last.action, seat)
+                chapter.moments.append(Act(tag, (), CountAnswer(count), False))
+        elif isinstance(step, Phase):
+            self.chapters.append(Chapter(step.id))
+        elif isinstance(step, Eliminate | Badge):
+            chapter.moments.append(step)
+        elif isinstance(step, Show):
+            chapter.moments.append(Seen(step.tag, step.to, step))
+        elif isinstance(step, Ask) and answer is not None:
+            chapter.moments.append(self._act(step.prompt, answer))
+            counts = isinstance(answer, CountAnswer)
+            self._counted = step.prompt.tag if counts else self._counted
+        elif isinstance(step, Timer) and answer is not None:
+            exploded = step.interrupt is not None and isinstance(answer, ExplodeAnswer)
+            chosen = step.interrupt if exploded else step.prompt
+            if chosen is not None:
+                chapter.moments.append(self._act(chosen, answer))
+        return answer
+
+    @staticmethod
+    def _act(prompt: Prompt, answer: Answer) -> Act:
+        return Act(prompt.tag, prompt.seats, answer, answer == prompt.default)
+
+    def ask(self, prompt: Prompt) -> Answer:
+        answer = self._next("reply", prompt.id).answer
+        return answer if answer is not None else prompt.default
+
+    def timer(self, step: Timer) -> Answer | None:
+        return self._next("reply", step.id).answer
+
+    def sleep(self) -> None:
+        self._next("window", self._window_id)
+
+    def wake(self, step: Wake) -> None:
+        self._window_id = step.window
+
+    def deal_card(self, step: DealCard) -> None:
+        self._next("dealt", step.prompt)
+
+    def say(self, key: str, text: str) -> None:
+        """Nobody hears it."""
+
+    def show(self, step: Show) -> None:
+        """Kept by carry_out."""
+
+
+def story_of(
+    events: Sequence[Mapping[str, Any]],
+    name: str = "",
+    rules_rng: Callable[[int], random.Random] = random.Random,
+) -> Story:
+    """The story of a finished record's events; a ConfigError when it is not one.
+
+    ``rules_rng``: the rules' chance of a game from its seed, as the table made it
+    (``narrator.app.rules_rng``).
+    """
+    if not events or events[0].get("event") != "start":
+        raise ConfigError(f"{name or 'the record'}: not a game record (no start event)")
+    end = next((e for e in events if e.get("event") == "end"), None)
+    if end is None:
+        raise ConfigError(
+            f"{name or 'the record'}: the game did not reach its end, so there is nothing "
+            "to draw (a stopped game can be continued with narrator resume)"
+        )
+    start = events[0]
+    try:
+        variant = get_variant(str(start["game"]))
+        options = start.get("options") or {}
+        switches = make_switches(variant, dict(options))
+        seats = start["deal"]["seats"]
+        deal = Deal(tuple(str(s) for s in seats), tuple(start["deal"].get("center", ())))
+        variant.validate_deal(deal, switches)
+        seed = int(start["seed"])
+    except ConfigError:
+        raise
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError(f"{name or 'the record'}: its start event is incomplete") from None
+    driver = _Replay(replayed(events))
+    outcome = driver.run(variant.new_game(deal, switches, rules_rng(seed)))
+    if outcome is None or outcome.winner != end.get("winner"):
+        raise ConfigError(
+            f"{name or 'the record'}: playing it again does not give its recorded end "
+            "(was it written by another version of narrator?)"
+        )
+    stem = Path(name).name
+    started = stem[:15] if len(stem) > 15 and stem[:8].isdigit() and stem[8] == "-" else None
+    lang = str(start.get("lang", "ru"))
+    chapters = [c for c in driver.chapters if c.moments or c.phase != "setup"]
+    return Story(variant.name, lang, deal, outcome, chapters, started)

@@ -1,0 +1,415 @@
+"""Listening with no download: pocketsphinx (English; Russian spelled in English phones).
+
+Every recognition test decodes fixed audio: clips of the project's corpus
+(``narrator.listen.corpus``: the project's voices, a faint noise floor, the
+knock bed or a babble), fed block by block as fast as it decodes, so the
+verdict depends on the audio and never on the machine's speed. Accuracy is
+asserted with a wide margin under what ``scripts/bench_asr.py`` measures on
+the same clips. The live PulseAudio test checks the plumbing, not accuracy.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from narrator.cli import main
+from narrator.listen import corpus
+from narrator.listen.engine import RATE, Endpointer, UtteranceBuffer
+from narrator.listen.engines import choices, choose
+from narrator.listen.keys import VoiceKeys, open_voice_keys
+from narrator.listen.listener import Listener
+from narrator.listen.mic import FileSource
+from narrator.listen.sphinx_asr import GARBAGE, SphinxEngine, jsgf
+from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
+from narrator.ports import ENTER
+from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Tag, Timer
+from narrator.rules.errors import ConfigError
+from narrator.rules.sport_mafia import count_prompt
+from tests.test_listen_readback import as_keys
+
+BANK = corpus.Corpus()
+
+
+@pytest.fixture(params=["en", "ru"])
+def sphinx(request: pytest.FixtureRequest) -> SphinxEngine:
+    """A fresh engine for each test: its noise removal adapts from one utterance to the
+    next, so a shared one would make a test's verdict depend on the tests run before."""
+    engine = SphinxEngine.load(request.param)
+    engine.check(lexicon_for(request.param))
+    return engine
+
+
+def outcomes(engine: SphinxEngine, clips: list[corpus.Clip]) -> dict[str, int]:
+    counted = {"right": 0, "wrong": 0, "none": 0}
+    for clip in clips:
+        counted[corpus.outcome(clip.phrase, corpus.hear(engine, BANK, clip))] += 1
+    return counted
+
+
+def silence(seconds: float) -> bytes:
+    return bytes(int(RATE * seconds) * 2)
+
+
+# --- which engine ------------------------------------------------------------------------------
+
+
+def test_with_no_model_downloaded_each_language_has_an_engine(tmp_path: Path) -> None:
+    english, russian = choose("en", folder=tmp_path), choose("ru", folder=tmp_path)
+    assert (english.engine, english.experimental) == ("sphinx", False)
+    assert (russian.engine, russian.experimental) == ("sphinx", True)
+    states = {c.engine: c for c in choices("ru", None, tmp_path)}
+    assert "narrator models download ru" in str(states["vosk"].problem)
+    assert "only English" in str(states["whisper"].problem)
+    with pytest.raises(ConfigError, match=r"Whisper tiny.en hears only English, not 'ru'"):
+        choose("ru", "whisper", folder=tmp_path)
+    with pytest.raises(ConfigError, match=r"no 'ru' Vosk model .*narrator models download ru"):
+        choose("ru", "vosk", folder=tmp_path)
+    with pytest.raises(ConfigError, match=r"does not go with --asr sphinx"):
+        choose("ru", "sphinx", tmp_path / "model", tmp_path)
+    with pytest.raises(ConfigError, match=r"no speech engine for 'ko' .*sphinx: pocketsphinx"):
+        choose("ko", folder=tmp_path)
+    with pytest.raises(ConfigError, match=r"engines: vosk, sphinx, whisper"):
+        choose("en", "julius")
+
+
+def test_models_list_shows_every_engine_and_the_one_a_game_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["models", "list", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    for lang in ("ru", "en"):
+        used = [line for line in lines if line.startswith(f"  {lang} * ")]
+        assert len(used) == 1 and "sphinx" in used[0] and "ready" in used[0], out
+        assert any(line.startswith(f"  {lang}   vosk ") for line in lines), out
+        assert any(line.startswith(f"  {lang}   whisper ") for line in lines), out
+    assert "experimental" in next(line for line in lines if line.startswith("  ru * "))
+    assert "narrator models download ru" in out
+
+
+def test_an_unknown_engine_on_the_command_line_is_one_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["play", "sport_mafia", "--input", "voice", "--asr", "julius"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'julius'" in capsys.readouterr().err
+
+
+# --- grammars ---------------------------------------------------------------------------------
+
+
+def test_a_grammar_holds_one_answer_after_fillers_and_a_garbage_branch() -> None:
+    engine = SphinxEngine.load("en")
+    english = lexicon_for("en")
+    vote = jsgf(grammar(corpus.prompt_for("seat"), english), english, engine.words, engine.garbage)
+    assert "(<filler> [<filler>] [<filler>] [<answer>] | <answer>)" in vote
+    assert f"{GARBAGE}the" in vote and "/0.01/ <garbage>" in vote
+    assert f"{GARBAGE}to " not in vote  # "to" sounds like "two": it would swallow it
+    confirm = grammar(corpus.prompt_for("yes_no"), english)
+    assert f"{GARBAGE}to " in jsgf(confirm, english, engine.words, engine.garbage)
+    answers = next(line for line in vote.splitlines() if line.startswith("<answer>"))
+    fillers = next(line for line in vote.splitlines() if line.startswith("<filler>"))
+    assert " four " in answers + " " and " for" not in fillers  # "for" sounds like "four"
+    assert "for" in next(
+        line for line in jsgf(confirm, english).splitlines() if line.startswith("<answer>")
+    )
+    without = jsgf([p for p in grammar(None, english) if p != UNKNOWN], english)
+    assert "<garbage>" not in without
+
+
+def test_pure_digital_silence_is_no_utterance(sphinx: SphinxEngine) -> None:
+    lexicon = lexicon_for(sphinx.lang)
+    recogniser = sphinx.recogniser(
+        sphinx.usable(grammar(count_prompt(Tag("d1", "vote"), 9), lexicon), lexicon)
+    )
+    for block in corpus.pcm_blocks(silence(2.0)):
+        assert recogniser.feed(block) is None
+    assert not recogniser.has_audio
+    assert recogniser.finish() is None
+
+
+def test_the_utterance_buffer_keeps_a_moment_before_the_speech() -> None:
+    buffer = UtteranceBuffer(pre_roll_s=0.3, longest_s=10.0)
+    for block in corpus.pcm_blocks(silence(5.0)):
+        buffer.feed(block)
+    assert not buffer.has_audio and buffer.take() is None
+    clip = corpus.clips(
+        "en", voices=("espeak:gmw/en-us",), speeds=(150,), conditions=[("clean", None)]
+    )[6]
+    pcm = BANK.pcm(clip)
+    for block in corpus.pcm_blocks(silence(3.0) + pcm):
+        buffer.feed(block)
+    kept = buffer.take()
+    assert kept is not None
+    assert len(pcm) - RATE * 2 * 0.2 < len(kept) < len(pcm) + RATE * 2 * 0.5
+
+
+# --- accuracy on fixed clips (wide margins under the benchmark's figures) ------------------------
+
+
+# Least share right of the clean answers, most share of chatter taken for an answer, least
+# nominations right (of 9). Measured (one speed, three voices): en 85 %, 33 %, 7;
+# ru 75 %, 17 %, 3. Russian is spelled in English phones: experimental.
+MARGINS = {
+    "en": (0.70, 0.45, 5),
+    "ru": (0.45, 0.45, 1),
+}
+
+
+def test_clean_answers_are_heard(sphinx: SphinxEngine) -> None:
+    clips = corpus.clips(
+        sphinx.lang, speeds=(150,), conditions=[("clean", None)], groups=("numbers", "words")
+    )
+    counted = outcomes(sphinx, clips)
+    least, _, _ = MARGINS[sphinx.lang]
+    assert counted["right"] >= least * len(clips), counted
+    assert counted["wrong"] < counted["right"] / 2, counted
+
+
+def test_chatter_is_rarely_taken_for_an_answer(sphinx: SphinxEngine) -> None:
+    clips = corpus.clips(
+        sphinx.lang, speeds=(150,), conditions=[("clean", None)], groups=("chatter",)
+    )
+    counted = outcomes(sphinx, clips)
+    _, most, _ = MARGINS[sphinx.lang]
+    assert counted["wrong"] <= most * len(clips), counted
+    assert counted["none"] > counted["wrong"], counted  # "not understood" far more often
+
+
+def test_a_nomination_in_a_speech(sphinx: SphinxEngine) -> None:
+    clips = corpus.clips(
+        sphinx.lang, speeds=(150,), conditions=[("clean", None)], groups=("nominate",)
+    )
+    counted = outcomes(sphinx, clips)
+    assert counted["right"] >= MARGINS[sphinx.lang][2], counted
+
+
+# --- through the listener into VoiceKeys, and mic-test, from files -------------------------------
+
+
+class Keypad:
+    """A keypad nobody touches."""
+
+    def read(self, timeout: float) -> str | None:
+        time.sleep(max(timeout, 0))
+        return None
+
+    def expect(self, prompt: object) -> None:
+        pass
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        return lambda *args, **kwargs: None
+
+
+def typed(keys: VoiceKeys, seconds: float) -> str:
+    out = ""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        key = keys.read(0.1)
+        if key is not None:
+            out += as_keys(key)
+            if out.endswith(ENTER):
+                break
+    return out
+
+
+def spoken(lang: str, text: str, voice: str | None = None) -> bytes:
+    """One phrase by the language's first corpus voice, as 16 kHz PCM with a noise floor."""
+    phrase = corpus.Phrase(lang, text, "speech", None, "words")
+    return BANK.pcm(corpus.Clip(phrase, voice or corpus.VOICES[lang][0], 150))
+
+
+def decoded(engine: SphinxEngine, pcm: bytes, prompt: Prompt) -> list[str]:
+    """The text of each utterance in ``pcm``, streamed as the listener streams it."""
+    lexicon = lexicon_for(engine.lang)
+    recogniser = engine.recogniser(engine.usable(grammar(prompt, lexicon), lexicon))
+    endpointer = Endpointer()
+    texts: list[str] = []
+    for block in corpus.pcm_blocks(pcm):
+        text = recogniser.feed(block)
+        if text is None and endpointer.push(block):
+            text = recogniser.finish()
+        if text is not None:
+            texts.append(text)
+    return texts
+
+
+def test_a_spoken_count_reaches_the_table(sphinx: SphinxEngine) -> None:
+    """The way from the audio to the table, not accuracy: what the engine makes of the
+    clip (decoded on its own by a fresh engine) is read back and typed for the table."""
+    from narrator.listen.engine import ModelLoader
+
+    lexicon = lexicon_for(sphinx.lang)
+    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+    pcm = silence(0.3) + spoken(sphinx.lang, lexicon.number_word(9))
+    texts = decoded(SphinxEngine.load(sphinx.lang), pcm, prompt)
+    meant = [a for t in texts if (a := interpret(t, prompt, lexicon).answer) is not None]
+    assert meant, f"the engine hears no number in this clip ({texts}): pick another word"
+    listener = Listener(FileSource(pcm), ModelLoader(Path("sphinx"), lexicon, sphinx), lexicon)
+    screen = Screen()
+    keys = VoiceKeys(Keypad(), listener, lexicon, screen, notes=("note",))
+    keys.expect(prompt)  # the grammar is open before any audio
+    keys.start()
+    try:
+        got = typed(keys, 60)  # a guard against a hang: it ends at the ENTER
+    finally:
+        keys.close()
+    assert got == meant[0] + ENTER, (got, texts, screen.lines, list(keys.history))
+    assert screen.lines[:2] == [lexicon.message("ready"), "note"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_mic_test_from_a_file(lang: str, tmp_path: Path) -> None:
+    from narrator.listen.commands import mic_test
+
+    lexicon = lexicon_for(lang)
+    audio = silence(0.5) + b"".join(
+        spoken(lang, lexicon.number_word(n)) + silence(0.4) for n in range(1, 11)
+    )
+    out = io.StringIO()
+    seconds = len(audio) / 2 / RATE
+    source = FileSource(audio)
+    assert (
+        mic_test(
+            lang, None, None, out, source=source, level_s=0.5, listen_s=seconds, folder=tmp_path
+        )
+        == 0
+    )
+    text = out.getvalue()
+    assert "loading sphinx" in text and "with sphinx" in text
+    assert (lexicon.message("experimental", engine="sphinx") in text) == (lang == "ru")
+    right = int(text.split("accuracy: ")[1].split(" of 10")[0])
+    assert right >= (6 if lang == "en" else 4), text  # measured: 9 and 7
+    # The level check read only silence: the voice is judged by the counting too.
+    assert "the voice is quiet" not in text, text
+
+
+# --- live: a day vote through the PulseAudio virtual microphone (plumbing) -------------------
+
+
+def day_vote(answers: list[object]) -> Script:
+    from narrator.rules.core import Ask
+
+    yield Phase("d1")
+    yield Say("sport.day_one", dawn=True)
+    answer = yield Timer(Tag("d1", "speech", 3), 20.0, 3, ())
+    answers.append(answer)
+    answer = yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
+    answers.append(answer)
+    yield Say("sport.leaves", {"seat": 4})
+    return Outcome(None, "d1")
+
+
+def wait_until(condition: Callable[[], bool], seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.02)
+
+
+def play_into_microphone(pcm: bytes, env: dict[str, str], folder: Path) -> None:
+    import os
+    import subprocess
+
+    import numpy as np
+    import soundfile
+
+    path = folder / f"say-{time.monotonic_ns()}.wav"
+    soundfile.write(str(path), np.frombuffer(pcm, dtype=np.int16), RATE)
+    subprocess.run(["paplay", "--device=micfeed", str(path)], env={**os.environ, **env}, check=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_a_day_vote_by_voice_with_no_download(
+    lang: str, pulse_audio: dict[str, str], tmp_path: Path
+) -> None:
+    """As ``play --input voice`` builds it with no model downloaded: the default engine."""
+    from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
+    from narrator.host.table import TableDriver
+    from narrator.host.terminal import RealClock
+    from narrator.record import GameRecord
+    from narrator.rules.answers import CountAnswer
+    from narrator.rules.core import Deal, Game
+    from narrator.sound.mixer import Mixer
+    from narrator.sound.output import DeviceOutput
+    from narrator.voice.catalog import load_catalog
+    from narrator.voice.tts import SpeechCache
+
+    lexicon = lexicon_for(lang)
+    catalog = load_catalog(lang)
+    cache = SpeechCache(
+        lang,
+        voice="espeak:gmw/en-us" if lang == "en" else "espeak:zle/ru",
+        folder=tmp_path / "speech",
+    )
+    for key in ("sport.day_one", "sport.leaves"):
+        cache.clip(catalog.text(key, {"seat": 4}))
+    mixer = Mixer()
+    device = DeviceOutput(mixer)
+    device.start()
+    screen = Screen()
+    keys = open_voice_keys(Keypad(), lang, None, None, screen, models_dir=tmp_path / "models")
+    clock = RealClock()
+    voice = keys.watch_voice(
+        AudioVoice(PackOrTTS(cache.clip), mixer, device.playback, clock, False)
+    )
+    sound = keys.watch_sound(NightSound(mixer))
+    record = GameRecord()
+    driver = TableDriver(
+        catalog,
+        record,
+        voice=voice,  # type: ignore[arg-type]
+        screen=screen,
+        keys=keys,
+        clock=clock,
+        answer_s=15.0,
+        sound=sound,  # type: ignore[arg-type]
+    )
+    answers: list[object] = []
+    keys.start()
+
+    def table_speaks() -> None:
+        wait_until(lambda: keys.listener.loader.done(), 20)
+        wait_until(lambda: keys.listening and keys.may_listen() and keys.prompt is None, 20)
+        play_into_microphone(
+            silence(0.2) + spoken(lang, lexicon.thanks[0]) + silence(0.3), pulse_audio, tmp_path
+        )
+        wait_until(lambda: keys.listening and keys.prompt is not None and keys.may_listen(), 30)
+        play_into_microphone(
+            silence(0.2) + spoken(lang, lexicon.number_word(8)) + silence(0.3),
+            pulse_audio,
+            tmp_path,
+        )
+
+    speaker = threading.Thread(target=table_speaks, daemon=True)
+    speaker.start()
+    try:
+        driver.run(Game("sport_mafia", Deal(("citizen",) * 10), day_vote(answers)))
+    finally:
+        keys.close()
+        device.stop()
+    speaker.join(5)
+    heard = [(u.text, h) for u, h in keys.history]
+    assert heard, screen.lines  # speech went through the virtual microphone to the recogniser
+    assert len(answers) == 2 and isinstance(answers[1], CountAnswer), answers
+    assert lexicon.message("ready") in screen.lines, screen.lines
+    experimental = lexicon.message("experimental", engine="sphinx")
+    assert (experimental in screen.lines) == (lang == "ru")
+    for _, h in heard:  # whatever was understood was typed for the table
+        if h.answer is not None:
+            assert answers[1] == CountAnswer(int(h.answer)), (heard, answers)

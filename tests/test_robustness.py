@@ -456,8 +456,16 @@ def _spawn_text_host(folder: Path, *args: str) -> pexpect.spawn:
     command = ["-m", "narrator.cli", "play", "onenight", "--text", "--silent", "--players", "3"]
     command += ["--lang", "en", "--record-dir", str(folder), *args]
     return pexpect.spawn(
-        sys.executable, command, cwd=ROOT, encoding="utf-8", timeout=60, dimensions=(50, 200)
-    )
+        sys.executable, command, cwd=ROOT, encoding="utf-8", timeout=60, dimensions=(50, 200),
+        preexec_fn=_ctrl_c_as_at_a_terminal,
+    )  # fmt: skip
+
+
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A suite started in the background (``cmd &`` in a script) ignores SIGINT, and an
+    ignored signal stays ignored across exec: the game would never see Ctrl-C. A player's
+    terminal delivers it, so the child starts with the default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_sigterm_keeps_the_record_and_gives_the_terminal_back(tmp_path: Path) -> None:

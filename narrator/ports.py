@@ -49,8 +49,12 @@ class Keys(Protocol):
         """The next key or attempt, or None when ``timeout`` seconds pass without one."""
         ...
 
-    def expect(self, prompt: Prompt | None) -> None:
-        """The prompt now open (None: nothing may be typed). Real keyboards ignore it."""
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
+        """The prompt now open (None: nothing may be typed). Real keyboards ignore it.
+
+        ``speech``: a public countdown runs (a speech, a discussion), which «Спасибо»
+        ends early; at a question alone it means nothing, so it is not listened for.
+        """
         ...
 
 

@@ -45,7 +45,7 @@ from narrator.listen import corpus
 from narrator.listen.engine import RATE, Endpointer, SpeechEngine
 from narrator.listen.engines import ENGINES, choices, default_engine
 from narrator.listen.models import default_models_dir
-from narrator.listen.words import grammar, lexicon_for
+from narrator.listen.words import lexicon_for
 
 BLOCK = int(RATE * 0.05) * 2
 LANGS = ("ru", "en")
@@ -64,8 +64,7 @@ def run_clip(engine: SpeechEngine, bank: corpus.Corpus, clip: corpus.Clip) -> di
     """Stream one clip as the listener would: the text of each utterance, the outcome
     (the first utterance that means something counts, as at the table) and its latency."""
     lexicon = lexicon_for(clip.phrase.lang)
-    prompt = corpus.prompt_for(clip.phrase.prompt)
-    phrases = engine.usable(grammar(prompt, lexicon), lexicon)
+    phrases = engine.usable(corpus.listened(clip.phrase.prompt, lexicon), lexicon)
     recogniser = engine.recogniser(phrases)
     recogniser.reset()
     endpointer = Endpointer()

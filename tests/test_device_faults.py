@@ -145,7 +145,7 @@ class Players:
             return None
         return self.demo.read(timeout)
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self.demo.expect(prompt)
 
 

@@ -255,7 +255,7 @@ def test_play_with_voice_input_and_no_model_is_keypad_only(tmp_path: Path) -> No
         def read(self, timeout: float) -> str | None:
             return None
 
-        def expect(self, prompt: object) -> None:
+        def expect(self, prompt: object, *, speech: bool = False) -> None:
             pass
 
     class Voice:

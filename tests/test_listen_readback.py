@@ -47,7 +47,7 @@ class FakeKeypad:
     def read(self, timeout: float) -> str | None:
         return self.keys.pop(0) if self.keys else None
 
-    def expect(self, prompt: object) -> None:
+    def expect(self, prompt: object, *, speech: bool = False) -> None:
         pass
 
 

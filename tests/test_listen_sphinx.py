@@ -201,7 +201,7 @@ class Keypad:
         time.sleep(max(timeout, 0))
         return None
 
-    def expect(self, prompt: object) -> None:
+    def expect(self, prompt: object, *, speech: bool = False) -> None:
         pass
 
 

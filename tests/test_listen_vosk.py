@@ -86,7 +86,7 @@ class Keypad:
         time.sleep(max(timeout, 0))
         return None
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self.expected.append(prompt)
 
 

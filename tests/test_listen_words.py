@@ -12,7 +12,7 @@ from narrator.listen.words import (
     lexicon_for,
 )
 from narrator.rules.answers import AnswerKind, Nobody
-from narrator.rules.core import Prompt, Tag
+from narrator.rules.core import Prompt, Tag, seat_prompt
 from narrator.rules.errors import ConfigError
 from narrator.rules.onenight import OneNightSwitches, vote_prompt
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
@@ -178,13 +178,20 @@ def test_case_and_yo_do_not_matter() -> None:
 
 def test_the_grammar_has_only_the_words_valid_now() -> None:
     p = nominate(speaker=2, living=(1, 2, 3, 5, 8))
-    words = grammar(p, RUSSIAN)
+    words = grammar(p, RUSSIAN, speech=True)  # a nomination is made in one's speech
     assert {"один", "три", "пять", "восемь"} <= set(words)
     assert "два" not in words  # the speaker himself
     assert "четыре" not in words and "десять" not in words  # dead or absent seats
     assert "я выставляю игрока номер" in words and "никого" in words and "ноль" in words
     assert {"спасибо", "повтори", UNKNOWN} <= set(words)
     assert "да" not in words and "воздерживаюсь" not in words
+
+
+def test_thanks_is_listened_for_only_where_it_ends_something() -> None:
+    vote = seat_prompt(Tag("d1", "vote"), (), 10, range(1, 11))
+    assert "спасибо" not in grammar(vote, RUSSIAN)  # "six" was heard as "thanks"
+    assert "thanks" not in grammar(vote, ENGLISH) and "repeat" in grammar(vote, ENGLISH)
+    assert "спасибо" in grammar(vote, RUSSIAN, speech=True)  # a countdown runs
 
 
 def test_hand_count_grammar() -> None:

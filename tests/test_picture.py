@@ -46,7 +46,7 @@ class Keypad:
         self.salt = salt
         self.queue: deque[str] = deque()
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self.queue.clear()
         if prompt is None or prompt.calls or not prompt.options:
             return

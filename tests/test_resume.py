@@ -47,7 +47,7 @@ class PolicyKeys:
         self.reads = 0
         self.queue: deque[str] = deque()
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self.queue.clear()
         if prompt is None or prompt.calls or not prompt.options:
             return
@@ -201,8 +201,8 @@ def undo_at_day_prompt(keys: PolicyKeys, number: int) -> None:
     original = keys.expect
     state = {"asked": 0, "undone": False}
 
-    def expect(prompt: Prompt | None) -> None:
-        original(prompt)
+    def expect(prompt: Prompt | None, *, speech: bool = False) -> None:
+        original(prompt, speech=speech)
         if prompt is None or prompt.tag.by_night:
             return
         state["asked"] += 1
@@ -310,7 +310,7 @@ class FirstLive(PolicyKeys):
         super().__init__(clock, salt)
         self.asked: str | None = None
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         if prompt is not None:
             self.asked = prompt.id
             raise Killed

@@ -265,7 +265,7 @@ class StopAtDawn:
     def __init__(self, keys: DemoKeys) -> None:
         self.keys = keys
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         if prompt is not None and prompt.id.startswith("d1."):
             raise GameStopped()
         self.keys.expect(prompt)

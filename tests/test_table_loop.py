@@ -48,7 +48,7 @@ class ScriptedKeys:
         self.clock.sleep(timeout)
         return None
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         pass
 
 

@@ -24,7 +24,7 @@ class DemoKeys:
         self._queue: deque[str] = deque()
         self._waited = 0.0
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self._queue.clear()
         self._waited = 0.0
         if prompt is None:

@@ -144,5 +144,5 @@ class _GuardedKeys:
             return None  # the game waited: the table looks at its clock again
         return self.keys.read(timeout)
 
-    def expect(self, prompt: Prompt | None) -> None:
-        self.keys.expect(prompt)
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
+        self.keys.expect(prompt, speech=speech)

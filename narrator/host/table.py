@@ -543,7 +543,7 @@ class TableDriver(Driver):
         entry: Entry | None = None
         if step.prompt is not None or step.interrupt is not None:
             entry = Entry(step.prompt, interrupt=step.interrupt, speaker=step.seat)
-        self.keys.expect(step.prompt)
+        self.keys.expect(step.prompt, speech=True)
 
         def confirm(answer: Answer) -> None:
             self.confirm(step, answer)

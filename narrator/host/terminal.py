@@ -132,7 +132,7 @@ class Terminal:
                 return None
             time.sleep(0.02)
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         """A real keyboard types whatever the player types."""
 
     # --- screen ----------------------------------------------------------------------

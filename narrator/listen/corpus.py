@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from narrator.listen.engine import RATE, Endpointer, SpeechEngine
 from narrator.listen.mic import resample, to_pcm
-from narrator.listen.words import Heard, grammar, interpret, lexicon_for
+from narrator.listen.words import Heard, Lexicon, grammar, interpret, lexicon_for
 from narrator.rules.answers import AnswerKind, CountAnswer, YesNo
 from narrator.rules.core import Prompt, Tag, seat_prompt
 
@@ -139,6 +139,12 @@ PROMPTS = _prompts()
 def prompt_for(kind: str) -> Prompt | None:
     """The prompt a phrase is said at (``speech``: a speech with no question open)."""
     return PROMPTS.get(kind)
+
+
+def listened(kind: str, lexicon: Lexicon) -> tuple[str, ...]:
+    """The grammar open when a phrase of ``kind`` is said, as in a game: a nomination
+    is made in one's speech (a countdown runs), a vote or a yes/no is a question alone."""
+    return grammar(prompt_for(kind), lexicon, speech=kind in ("nominate", "speech"))
 
 
 @dataclass(frozen=True)
@@ -382,7 +388,7 @@ def hear(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[str]:
     """What ``engine`` makes of ``clip``, streamed as the listener does (grammar, endpointer):
     the text of each utterance in it."""
     lexicon = lexicon_for(clip.phrase.lang)
-    phrases = engine.usable(grammar(prompt_for(clip.phrase.prompt), lexicon), lexicon)
+    phrases = engine.usable(listened(clip.phrase.prompt, lexicon), lexicon)
     recogniser = engine.recogniser(phrases)
     recogniser.reset()
     endpointer = Endpointer()

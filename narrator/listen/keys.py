@@ -71,6 +71,7 @@ class VoiceKeys:
         self.history: deque[tuple[Utterance, Heard]] = deque(maxlen=100)
         self._pending: deque[str | Attempt] = deque()
         self._prompt: Prompt | None = None
+        self._speech = False  # a countdown is open: «спасибо» ends it
         self._generation = 0
         self._listening = False
         self._night = False
@@ -102,9 +103,10 @@ class VoiceKeys:
 
     # --- the Keys port -----------------------------------------------------------------
 
-    def expect(self, prompt: Prompt | None) -> None:
-        self.keypad.expect(prompt)
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
+        self.keypad.expect(prompt, speech=speech)
         self._prompt = prompt
+        self._speech = speech
         self._armed_until = 0.0
         self._held = None  # heard for a prompt that is closed now
         self._reopen()
@@ -136,7 +138,7 @@ class VoiceKeys:
         phrases: tuple[str, ...] | None = None
         if self.enabled and not self._night:
             if prompt is not None and is_day_prompt(prompt):
-                phrases = grammar(prompt, self.lexicon)
+                phrases = grammar(prompt, self.lexicon, speech=self._speech)
             elif prompt is None and self._day:
                 phrases = grammar(None, self.lexicon)  # only «спасибо» and «повтори» mean anything
         self._listening = phrases is not None

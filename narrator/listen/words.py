@@ -142,11 +142,14 @@ def is_day_prompt(prompt: Prompt) -> bool:
     return prompt.spoken and not prompt.calls
 
 
-def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
+def grammar(prompt: Prompt | None, lexicon: Lexicon, *, speech: bool = False) -> tuple[str, ...]:
     """The phrases to listen for at ``prompt`` (None: a speech with no question open).
 
-    Only the words valid now, plus «спасибо», «повтори», the fillers and
-    ``[unk]`` (which soaks up everything else).
+    Only the words valid now, plus «повтори», the fillers and ``[unk]`` (which
+    soaks up everything else); «спасибо» only where it ends something: in a
+    ``speech`` (a public countdown the prompt is open in) or with no prompt. At
+    a vote it would mean nothing, and a word that means nothing only competes
+    with the answers ("six" heard as "thanks", Whisper's "thank you" on noise).
     """
     phrases: list[str] = []
     if prompt is not None:
@@ -162,7 +165,9 @@ def grammar(prompt: Prompt | None, lexicon: Lexicon) -> tuple[str, ...]:
             phrases += [*lexicon.yes, *lexicon.no]
         if prompt.mark == "nominate":
             phrases += [*lexicon.nominate_phrases, *lexicon.nominate]
-    phrases += [*lexicon.thanks, *lexicon.repeat, *lexicon.fillers, UNKNOWN]
+    if speech or prompt is None:
+        phrases += lexicon.thanks
+    phrases += [*lexicon.repeat, *lexicon.fillers, UNKNOWN]
     return _unique(phrases)
 
 

@@ -87,7 +87,7 @@ class TuiKeys:
             return None
         return None if self.clock.paused and key != INTERRUPT else key
 
-    def expect(self, prompt: Prompt | None) -> None:
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         """Keys mean the same at every prompt (narrator.rules.codec): nothing to switch."""
 
     def press(self, key: str) -> None:

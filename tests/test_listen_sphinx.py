@@ -11,6 +11,7 @@ the same clips. The live PulseAudio test checks the plumbing, not accuracy.
 from __future__ import annotations
 
 import io
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from narrator.listen.engines import choices, choose
 from narrator.listen.keys import VoiceKeys, open_voice_keys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
-from narrator.listen.sphinx_asr import GARBAGE, SphinxEngine, jsgf
+from narrator.listen.sphinx_asr import GARBAGE, REJECT, SphinxEngine, jsgf
 from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Tag, Timer
@@ -158,8 +159,8 @@ def test_the_utterance_buffer_keeps_a_moment_before_the_speech() -> None:
 # nominations right (of 9). Measured (one speed, three voices): en 85 %, 33 %, 7;
 # ru 75 %, 17 %, 3. Russian is spelled in English phones: experimental.
 MARGINS = {
-    "en": (0.70, 0.45, 5),
-    "ru": (0.45, 0.45, 1),
+    "en": (0.70, 0.30, 5),
+    "ru": (0.45, 0.30, 1),
 }
 
 
@@ -181,6 +182,21 @@ def test_chatter_is_rarely_taken_for_an_answer(sphinx: SphinxEngine) -> None:
     _, most, _ = MARGINS[sphinx.lang]
     assert counted["wrong"] <= most * len(clips), counted
     assert counted["none"] > counted["wrong"], counted  # "not understood" far more often
+
+
+def test_an_answer_less_like_itself_than_like_any_speech_is_not_understood(
+    sphinx: SphinxEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The phone-loop check: chatter the grammar forces onto an answer reads as
+    "not understood"; without the check the same clips give more wrong answers."""
+    clips = corpus.clips(
+        sphinx.lang, speeds=(150,), conditions=[("clean", None)], groups=("chatter",)
+    )
+    checked = outcomes(sphinx, clips)
+    monkeypatch.setitem(REJECT, sphinx.lang, -math.inf)
+    unchecked = outcomes(SphinxEngine.load(sphinx.lang), clips)
+    assert checked["wrong"] < unchecked["wrong"], (checked, unchecked)
+    assert checked["right"] == unchecked["right"] == 0
 
 
 def test_a_nomination_in_a_speech(sphinx: SphinxEngine) -> None:

@@ -285,16 +285,23 @@ def _listen_options(play: argparse.ArgumentParser) -> None:
         default=None,
         help="voice: day answers may also be spoken (night input stays keypad only)",
     )
-    play.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
+    _speech_input_options(play)
     play.add_argument(
+        "--push-to-talk", action="store_true", help="listen only while Space is held down"
+    )
+
+
+def _speech_input_options(parser: argparse.ArgumentParser) -> None:
+    """The engine, model and microphone of spoken input: ``play`` and ``mic-test`` alike."""
+    parser.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
+    parser.add_argument(
         "--asr",
         choices=["vosk", "sphinx", "whisper"],
         default=None,
         help="speech engine (default: the best installed; narrator models list)",
     )
-    play.add_argument("--input-device", default=None, help="microphone: index or part of its name")
-    play.add_argument(
-        "--push-to-talk", action="store_true", help="listen only while Space is held down"
+    parser.add_argument(
+        "--input-device", default=None, help="microphone: index or part of its name"
     )
 
 
@@ -315,11 +322,7 @@ def _listen_commands(commands: Any) -> None:
     listing.add_argument("--dir", type=_path, default=None, help="models folder (default: models/)")
     mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
     mic.add_argument("--lang", default="ru", choices=["ru", "en", "ko"])
-    mic.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
-    mic.add_argument(
-        "--asr", choices=["vosk", "sphinx", "whisper"], default=None, help="speech engine"
-    )
-    mic.add_argument("--input-device", default=None, help="microphone: index or part of its name")
+    _speech_input_options(mic)
     mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
 
 

@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import io
 import math
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -29,10 +26,18 @@ from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import GARBAGE, REJECT, SphinxEngine, jsgf
 from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
-from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Tag, Timer
+from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
 from narrator.rules.sport_mafia import count_prompt
-from tests.test_listen_readback import as_keys
+from tests.voice_table import (
+    Keypad,
+    Screen,
+    render_the_day,
+    silence,
+    speak_at_the_vote,
+    typed,
+    vote_by_voice,
+)
 
 BANK = corpus.Corpus()
 
@@ -51,10 +56,6 @@ def outcomes(engine: SphinxEngine, clips: list[corpus.Clip]) -> dict[str, int]:
     for clip in clips:
         counted[corpus.outcome(clip.phrase, corpus.hear(engine, BANK, clip))] += 1
     return counted
-
-
-def silence(seconds: float) -> bytes:
-    return bytes(int(RATE * seconds) * 2)
 
 
 # --- which engine ------------------------------------------------------------------------------
@@ -210,40 +211,6 @@ def test_a_nomination_in_a_speech(sphinx: SphinxEngine) -> None:
 # --- through the listener into VoiceKeys, and mic-test, from files -------------------------------
 
 
-class Keypad:
-    """A keypad nobody touches."""
-
-    def read(self, timeout: float) -> str | None:
-        time.sleep(max(timeout, 0))
-        return None
-
-    def expect(self, prompt: object, *, speech: bool = False) -> None:
-        pass
-
-
-class Screen:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def line(self, text: str) -> None:
-        self.lines.append(text)
-
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        return lambda *args, **kwargs: None
-
-
-def typed(keys: VoiceKeys, seconds: float) -> str:
-    out = ""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        key = keys.read(0.1)
-        if key is not None:
-            out += as_keys(key)
-            if out.endswith(ENTER):
-                break
-    return out
-
-
 def spoken(lang: str, text: str, voice: str | None = None) -> bytes:
     """One phrase by the language's first corpus voice, as 16 kHz PCM with a noise floor."""
     phrase = corpus.Phrase(lang, text, "speech", None, "words")
@@ -318,51 +285,12 @@ def test_mic_test_from_a_file(lang: str, tmp_path: Path) -> None:
 # --- live: a day vote through the PulseAudio virtual microphone (plumbing) -------------------
 
 
-def day_vote(answers: list[object]) -> Script:
-    from narrator.rules.core import Ask
-
-    yield Phase("d1")
-    yield Say("sport.day_one", dawn=True)
-    answer = yield Timer(Tag("d1", "speech", 3), 20.0, 3, ())
-    answers.append(answer)
-    answer = yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
-    answers.append(answer)
-    yield Say("sport.leaves", {"seat": 4})
-    return Outcome(None, "d1")
-
-
-def wait_until(condition: Callable[[], bool], seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.02)
-
-
-def play_into_microphone(pcm: bytes, env: dict[str, str], folder: Path) -> None:
-    import os
-    import subprocess
-
-    import numpy as np
-    import soundfile
-
-    path = folder / f"say-{time.monotonic_ns()}.wav"
-    soundfile.write(str(path), np.frombuffer(pcm, dtype=np.int16), RATE)
-    subprocess.run(["paplay", "--device=micfeed", str(path)], env={**os.environ, **env}, check=True)
-
-
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_a_day_vote_by_voice_with_no_download(
     lang: str, pulse_audio: dict[str, str], tmp_path: Path
 ) -> None:
     """As ``play --input voice`` builds it with no model downloaded: the default engine."""
-    from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
-    from narrator.host.table import TableDriver
-    from narrator.host.terminal import RealClock
-    from narrator.record import GameRecord
     from narrator.rules.answers import CountAnswer
-    from narrator.rules.core import Deal, Game
-    from narrator.sound.mixer import Mixer
-    from narrator.sound.output import DeviceOutput
     from narrator.voice.catalog import load_catalog
     from narrator.voice.tts import SpeechCache
 
@@ -373,53 +301,19 @@ def test_a_day_vote_by_voice_with_no_download(
         voice="espeak:gmw/en-us" if lang == "en" else "espeak:zle/ru",
         folder=tmp_path / "speech",
     )
-    for key in ("sport.day_one", "sport.leaves"):
-        cache.clip(catalog.text(key, {"seat": 4}))
-    mixer = Mixer()
-    device = DeviceOutput(mixer)
-    device.start()
+    render_the_day(catalog, cache)
+    thanks, eight = spoken(lang, lexicon.thanks[0]), spoken(lang, lexicon.number_word(8))
     screen = Screen()
     keys = open_voice_keys(Keypad(), lang, None, None, screen, models_dir=tmp_path / "models")
-    clock = RealClock()
-    voice = keys.watch_voice(
-        AudioVoice(PackOrTTS(cache.clip), mixer, device.playback, clock, False)
-    )
-    sound = keys.watch_sound(NightSound(mixer))
-    record = GameRecord()
-    driver = TableDriver(
+    answers, _ = vote_by_voice(
+        keys,
+        screen,
         catalog,
-        record,
-        voice=voice,  # type: ignore[arg-type]
-        screen=screen,
-        keys=keys,
-        clock=clock,
+        cache,
+        vote=count_prompt(Tag("d1", "vote", 4), 9),
         answer_s=15.0,
-        sound=sound,  # type: ignore[arg-type]
+        speak=lambda: speak_at_the_vote(keys, thanks, eight, pulse_audio, tmp_path, 30),
     )
-    answers: list[object] = []
-    keys.start()
-
-    def table_speaks() -> None:
-        wait_until(lambda: keys.listener.loader.done(), 20)
-        wait_until(lambda: keys.listening and keys.may_listen() and keys.prompt is None, 20)
-        play_into_microphone(
-            silence(0.2) + spoken(lang, lexicon.thanks[0]) + silence(0.3), pulse_audio, tmp_path
-        )
-        wait_until(lambda: keys.listening and keys.prompt is not None and keys.may_listen(), 30)
-        play_into_microphone(
-            silence(0.2) + spoken(lang, lexicon.number_word(8)) + silence(0.3),
-            pulse_audio,
-            tmp_path,
-        )
-
-    speaker = threading.Thread(target=table_speaks, daemon=True)
-    speaker.start()
-    try:
-        driver.run(Game("sport_mafia", Deal(("citizen",) * 10), day_vote(answers)))
-    finally:
-        keys.close()
-        device.stop()
-    speaker.join(5)
     heard = [(u.text, h) for u, h in keys.history]
     assert heard, screen.lines  # speech went through the virtual microphone to the recogniser
     assert len(answers) == 2 and isinstance(answers[1], CountAnswer), answers

@@ -25,7 +25,6 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,10 +36,20 @@ from narrator.listen.models import KNOWN, default_models_dir, find_model
 from narrator.listen.vosk_asr import RATE, ModelLoader, SpeechModel, model_problem
 from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
-from narrator.rules.core import Outcome, Phase, Prompt, Say, Script, Tag, Timer
+from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
-from tests.test_listen_readback import as_keys
+from tests.voice_table import (
+    Keypad,
+    Screen,
+    play_into_microphone,
+    render_the_day,
+    speak_at_the_vote,
+    typed,
+    vote_by_voice,
+    wait_until,
+)
+from tests.voice_table import silence as silence  # test_device_faults.py takes it from here
 
 
 def korean_model_path() -> Path:
@@ -63,10 +72,6 @@ def speech(text: str, voice: str = "ko", speed: int = 175) -> bytes:
     return to_pcm(resample(data, rate))
 
 
-def silence(seconds: float) -> bytes:
-    return bytes(int(RATE * seconds) * 2)
-
-
 @pytest.fixture(scope="module")
 def korean() -> SpeechModel:
     return SpeechModel.load(korean_model_path())
@@ -76,58 +81,10 @@ def hands(most: int = 9) -> Prompt:
     return count_prompt(Tag("d1", "vote", 4), most)
 
 
-class Keypad:
-    """A keypad nobody touches."""
-
-    def __init__(self) -> None:
-        self.expected: list[Prompt | None] = []
-
-    def read(self, timeout: float) -> str | None:
-        time.sleep(max(timeout, 0))
-        return None
-
-    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
-        self.expected.append(prompt)
-
-
-class Screen:
-    """A screen nobody looks at; the lines are kept for the test."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def line(self, text: str) -> None:
-        self.lines.append(text)
-
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        return lambda *args, **kwargs: None  # the rest of the Screen port: nothing to see
-
-
 KOREAN, RUSSIAN = lexicon_for("ko"), lexicon_for("ru")
 
 
 GUARD_S = 60.0  # a wait that only guards against a hang: it ends when the answer is there
-
-
-def typed(keys: VoiceKeys, seconds: float) -> str:
-    """Everything typed for the table until an ENTER, or until ``seconds`` pass."""
-    out = ""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        key = keys.read(0.1)
-        if key is None:
-            continue
-        out += as_keys(key)
-        if out.endswith(ENTER):
-            break
-    return out
-
-
-def wait_until(condition: Callable[[], bool], seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.02)
 
 
 # --- the model --------------------------------------------------------------------------
@@ -311,96 +268,29 @@ def test_a_lost_audio_source_leaves_the_keypad(korean: SpeechModel) -> None:
 # --- live: the PulseAudio virtual microphone and a real table ---------------------------------
 
 
-def play_into_microphone(pcm: bytes, env: dict[str, str], folder: Path) -> None:
-    """Speak into the virtual microphone: play to the ``micfeed`` sink."""
-    import os
-
-    import numpy as np
-    import soundfile
-
-    path = folder / f"say-{time.monotonic_ns()}.wav"
-    soundfile.write(str(path), np.frombuffer(pcm, dtype=np.int16), RATE)
-    subprocess.run(["paplay", "--device=micfeed", str(path)], env={**os.environ, **env}, check=True)
-
-
-def day_vote(answers: list[object]) -> Script:
-    yield Phase("d1")
-    yield Say("sport.day_one", dawn=True)  # the day begins: «спасибо» may be heard
-    answer = yield Timer(Tag("d1", "speech", 3), 20.0, 3, ())
-    answers.append(answer)
-    answer = yield from ask_hands()
-    answers.append(answer)
-    yield Say("sport.leaves", {"seat": 4})
-    return Outcome(None, "d1")
-
-
-def ask_hands() -> Iterator[object]:
-    from narrator.rules.core import Ask
-
-    answer = yield Ask(hands())
-    return answer
-
-
 def test_a_day_vote_by_voice_through_the_virtual_microphone(
     pulse_audio: dict[str, str], korean: SpeechModel, tmp_path: Path
 ) -> None:
-    from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
-    from narrator.host.table import TableDriver
-    from narrator.host.terminal import RealClock
-    from narrator.record import GameRecord
     from narrator.rules.answers import CountAnswer
-    from narrator.rules.core import Deal, Game
-    from narrator.sound.mixer import Mixer
-    from narrator.sound.output import DeviceOutput
     from narrator.voice.catalog import load_catalog
     from narrator.voice.tts import SpeechCache
 
     catalog = load_catalog("ru")
     cache = SpeechCache("ru", folder=tmp_path / "speech")
-    for key in ("sport.day_one", "sport.leaves"):
-        cache.clip(catalog.text(key, {"seat": 4}))
-    mixer = Mixer()
-    device = DeviceOutput(mixer)
-    device.start()
+    render_the_day(catalog, cache)
+    thanks, eight = speech("감사합니다"), speech("여덟")
     screen = Screen()
     # As `play --input voice` builds it: the default microphone, the model loading behind.
     keys = open_voice_keys(Keypad(), "ko", korean.path, None, screen)
-    clock = RealClock()
-    voice = keys.watch_voice(
-        AudioVoice(PackOrTTS(cache.clip), mixer, device.playback, clock, False)
-    )
-    sound = keys.watch_sound(NightSound(mixer))
-    record = GameRecord()
-    driver = TableDriver(
+    answers, record = vote_by_voice(
+        keys,
+        screen,
         catalog,
-        record,
-        voice=voice,  # type: ignore[arg-type]
-        screen=screen,
-        keys=keys,
-        clock=clock,
+        cache,
+        vote=hands(),
         answer_s=20.0,
-        sound=sound,  # type: ignore[arg-type]
+        speak=lambda: speak_at_the_vote(keys, thanks, eight, pulse_audio, tmp_path, 45),
     )
-    answers: list[object] = []
-    keys.start()
-
-    def table_speaks() -> None:
-        wait_until(lambda: keys.listener.loader.done(), 20)
-        wait_until(lambda: keys.listening and keys.may_listen() and keys.prompt is None, 20)
-        play_into_microphone(
-            silence(0.2) + speech("감사합니다") + silence(0.3), pulse_audio, tmp_path
-        )
-        wait_until(lambda: keys.listening and keys.prompt is not None and keys.may_listen(), 45)
-        play_into_microphone(silence(0.2) + speech("여덟") + silence(0.3), pulse_audio, tmp_path)
-
-    speaker = threading.Thread(target=table_speaks, daemon=True)
-    speaker.start()
-    try:
-        driver.run(Game("sport_mafia", Deal(("citizen",) * 10), day_vote(answers)))
-    finally:
-        keys.close()
-        device.stop()
-    speaker.join(5)
     # The plumbing, not accuracy (that is asserted from files above): the speech went
     # through the virtual microphone to the recogniser, and whatever it understood at the
     # vote reached the table as that answer. In real time on a loaded machine the audio may

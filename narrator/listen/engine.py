@@ -185,6 +185,33 @@ class UtteranceBuffer:
         self._speech.reset()
 
 
+class WholeUtterance:
+    """A recogniser that keeps one utterance's audio and decodes it whole when it ends
+    (pocketsphinx, Whisper): a subclass says how, in ``decode``."""
+
+    def __init__(self, pre_roll_s: float = 0.3, longest_s: float = 10.0) -> None:
+        self._buffer = UtteranceBuffer(pre_roll_s, longest_s)
+
+    @property
+    def has_audio(self) -> bool:
+        return self._buffer.has_audio
+
+    def feed(self, pcm: bytes) -> str | None:
+        self._buffer.feed(pcm)
+        return None
+
+    def finish(self) -> str | None:
+        pcm = self._buffer.take()
+        return None if pcm is None else self.decode(pcm)
+
+    def reset(self) -> None:
+        self._buffer.reset()
+
+    def decode(self, pcm: bytes) -> str | None:
+        """The text of a whole utterance (None: nothing in it)."""
+        raise NotImplementedError
+
+
 class ModelLoader:
     """Loads an engine in a background thread (while the game starts) and checks its words.
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from narrator.listen.engine import RATE, UtteranceBuffer
+from narrator.listen.engine import RATE, WholeUtterance
 from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
 from narrator.rules.errors import ConfigError
 
@@ -295,25 +295,13 @@ def _filler_words(lexicon: Lexicon) -> list[str]:
     return [w for phrase in lexicon.fillers for w in phrase.split()]
 
 
-class SphinxRecogniser:
+class SphinxRecogniser(WholeUtterance):
     """Keeps one utterance's audio and decodes it whole when it ends."""
 
     def __init__(self, engine: SphinxEngine, search: str) -> None:
+        super().__init__(PRE_ROLL_S, LONGEST_S)
         self.engine = engine
         self.search = search
-        self._buffer = UtteranceBuffer(PRE_ROLL_S, LONGEST_S)
 
-    @property
-    def has_audio(self) -> bool:
-        return self._buffer.has_audio
-
-    def feed(self, pcm: bytes) -> str | None:
-        self._buffer.feed(pcm)
-        return None
-
-    def finish(self) -> str | None:
-        pcm = self._buffer.take()
-        return None if pcm is None else self.engine.decode(self.search, pcm)
-
-    def reset(self) -> None:
-        self._buffer.reset()
+    def decode(self, pcm: bytes) -> str | None:
+        return self.engine.decode(self.search, pcm)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from narrator.listen.engine import UtteranceBuffer
+from narrator.listen.engine import WholeUtterance
 from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
 from narrator.rules.errors import ConfigError
 
@@ -149,10 +149,11 @@ class WhisperEngine:
             return " ".join(segment.text for segment in segments).strip()
 
 
-class WhisperRecogniser:
+class WhisperRecogniser(WholeUtterance):
     """Keeps one utterance's audio; transcribes it whole and matches it to the grammar."""
 
     def __init__(self, engine: WhisperEngine, phrases: tuple[str, ...]) -> None:
+        super().__init__()
         self.engine = engine
         self.phrases = phrases
         self.lexicon = lexicon_for(engine.lang)
@@ -162,22 +163,7 @@ class WhisperRecogniser:
         numbers = [p for p in self.answers if p in self.lexicon.numbers]
         self.candidates = [*self.answers, *(f"{a} {n}" for a in lead for n in numbers)]
         self.prompt = ", ".join(self.answers) + "."
-        self._buffer = UtteranceBuffer()
 
-    @property
-    def has_audio(self) -> bool:
-        return self._buffer.has_audio
-
-    def feed(self, pcm: bytes) -> str | None:
-        self._buffer.feed(pcm)
-        return None
-
-    def finish(self) -> str | None:
-        pcm = self._buffer.take()
-        if pcm is None:
-            return None
+    def decode(self, pcm: bytes) -> str | None:
         text = words_of(self.engine.transcribe(pcm, self.prompt), self.lexicon)
         return closest(text, self.candidates) if text else None
-
-    def reset(self) -> None:
-        self._buffer.reset()

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from narrator.rules.alliance.roles import SEER, WEREWOLF
-from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import Prompt, Seat, Secret, Tag, Timer, phase_number
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Mind
@@ -22,10 +21,8 @@ class Alliance(Strategy):
     team_windows = frozenset({"wolves"})
 
     def on_shown(self, mind: Mind, tag: Tag, secret: Secret) -> None:
-        checked = mind.own.get(tag.action)
-        if tag.action == "seer" and isinstance(checked, SeatAnswer):
-            mind.checks[checked.seat] = secret.values == ("werewolf",)
-            (mind.evil if mind.checks[checked.seat] else mind.good).add(checked.seat)
+        if tag.action == "seer":
+            self.learn_check(mind, "seer", secret.values == ("werewolf",))
         elif tag.action == "witch_save":  # tonight's victim, while the antidote lasts
             victim = int(secret.values[0]) if secret.kind == "seats" else None
             mind.own["victim"] = victim

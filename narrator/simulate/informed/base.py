@@ -60,6 +60,13 @@ class Strategy:
     def on_shown(self, mind: Mind, tag: Tag, secret: Secret) -> None:
         """A secret shown to ``mind``'s seat (its check's verdict, its partners…)."""
 
+    def learn_check(self, mind: Mind, action: str, evil: bool) -> None:
+        """The verdict of ``mind``'s own night check (its answer to ``action``)."""
+        checked = mind.own.get(action)
+        if isinstance(checked, SeatAnswer):
+            mind.checks[checked.seat] = evil
+            (mind.evil if evil else mind.good).add(checked.seat)
+
     def on_public(self, prompt: Prompt, answer: Answer) -> None:
         """An answer given in public (a vote cast aloud, a nomination)."""
         if isinstance(answer, SeatAnswer | Abstain):

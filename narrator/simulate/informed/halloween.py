@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import Prompt, Secret, Tag
 from narrator.rules.halloween import HUNTER, VAMPIRE
 from narrator.simulate.informed.base import Strategy, seats_of
@@ -22,10 +21,7 @@ class Halloween(Strategy):
         if tag.action == "vampires":  # night 1: the other vampires' seats
             mind.partners |= {int(seat) for seat in secret.values}
         elif tag.action == "hunter":
-            checked = mind.own.get("hunter")
-            if isinstance(checked, SeatAnswer):
-                mind.checks[checked.seat] = secret.values == ("yes",)
-                (mind.evil if mind.checks[checked.seat] else mind.good).add(checked.seat)
+            self.learn_check(mind, "hunter", secret.values == ("yes",))
 
     def attack(self, prompt: Prompt) -> str | None:
         """The vampires together: the hunter who exposes them, else an agreed victim."""

@@ -7,10 +7,12 @@ import random
 import numpy as np
 import pytest
 
+from narrator.host.audio import AudioVoice
+from narrator.host.terminal import RealClock
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.knocks import KnockBed, chime, knock
 from narrator.sound.mixer import Mixer, MixSettings, mix_block, ramp
-from narrator.sound.output import OfflineOutput, VirtualClock
+from narrator.sound.output import OfflineOutput, Playback, VirtualClock
 
 
 def tone(seconds: float, hz: float = 440.0, level: float = 0.8, rate: int = 22050) -> Clip:
@@ -124,3 +126,35 @@ def test_cues_mix_beside_speech() -> None:
     mixer.cue(chime())
     output.advance(0.5)
     assert rms(output.samples()) > 0.01
+
+
+class PacedPlayback(Playback):
+    """A sound device that plays exactly as long as it is waited for: each wait renders
+    that many seconds of the mix (no wall clock, so no machine speed in the verdict)."""
+
+    def wait(self, token: int, timeout: float | None = None) -> bool:
+        self.mixer.render(round((timeout or 0.0) * self.mixer.rate))
+        return self.finished_at(token) is not None
+
+
+class Lines:
+    """Every line is a 1.5 s tone (the speech source of AudioVoice)."""
+
+    def clip(self, key: str, text: str) -> Clip:
+        return tone(1.5)
+
+
+def test_a_line_asked_again_and_again_is_queued_once_and_the_next_waits_for_it() -> None:
+    """R pressed five times during a speech: one repeat is queued, not five; the next
+    line waits for the speech ahead of it without being taken for a stuck device."""
+    mixer = Mixer()
+    voice = AudioVoice(Lines(), mixer, PacedPlayback(mixer), RealClock(), False)  # (unused)
+    for _ in range(5):
+        voice.repeat("Player number 7 has the floor.")
+    _, ahead = mixer.say_after(tone(0.5))
+    assert ahead == pytest.approx(1.5, abs=0.01)  # one repeat ahead, not five
+
+    for _ in range(10):  # more speech ahead than the stall allowance of one line
+        mixer.say(tone(1.5))
+    voice.say("", "Player number 8 has the floor.")  # (raised "the sound output stalled")
+    assert voice.timeline[-1].end - voice.timeline[-1].start == pytest.approx(1.5, abs=0.01)

@@ -51,16 +51,20 @@ class AudioVoice:
     printer: Screen | None = None
     timeline: list[SpokenLine] = field(default_factory=list)
     hold: Callable[[], bool] | None = None  # True when it kept the game waiting (a lost device)
+    _repeating: int | None = field(default=None, init=False, repr=False)
 
     def repeat(self, text: str) -> None:
-        """Say a line again at once (the table asked), without waiting for it."""
-        self.mixer.say(self.speech.clip("", text))
+        """Say a line again at once (the table asked), without waiting for it; asked
+        again before that is over, it is not queued again."""
+        if self._repeating is not None and self.playback.finished_at(self._repeating) is None:
+            return
+        self._repeating = self.mixer.say(self.speech.clip("", text))
 
     def say(self, key: str, text: str) -> None:
         if self.printer is not None:
             self.printer.said(text)
         clip = self.speech.clip(key, text)
-        token = self.mixer.say(clip)
+        token, ahead = self.mixer.say_after(clip)
         if self.virtual:  # it cannot end before its own length has been mixed
             self.clock.sleep(clip.seconds)
             while self.playback.finished_at(token) is None:
@@ -72,7 +76,7 @@ class AudioVoice:
                     waited = 0.0  # the line starts again from its beginning
                     continue
                 waited += 0.0 if self.mixer.paused else WAIT_S
-                if waited > clip.seconds + STALL_S:
+                if waited > ahead + clip.seconds + STALL_S:
                     raise ConfigError(f"the sound output stalled while saying {text!r}")
         start = self.playback.started_at(token) or 0
         end = self.playback.finished_at(token) or 0

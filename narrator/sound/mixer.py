@@ -81,11 +81,20 @@ class Mixer:
 
     def say(self, clip: Clip) -> int:
         """Queue a speech clip; returns a token reported by on_started / on_finished."""
+        return self.say_after(clip)[0]
+
+    def say_after(self, clip: Clip) -> tuple[int, float]:
+        """Queue a speech clip: its token, and the seconds of speech still to be said
+        before it begins (a line asked again, a voice-input reply)."""
         samples = clip.to(self.rate, MIX_CHANNELS).samples
         with self._lock:
+            ahead = sum(len(queued) for _, queued in self._queue)
+            if self._current is not None:
+                _, playing, position = self._current
+                ahead += len(playing) - position
             self._tokens += 1
             self._queue.append((self._tokens, samples))
-            return self._tokens
+            return self._tokens, ahead / self.rate
 
     def cue(self, clip: Clip) -> None:
         """Mix a short sound now, beside the speech (a tick, a chime)."""

@@ -55,8 +55,8 @@ class RandomTable(Driver):
     def deal_card(self, step: DealCard) -> None:
         pass
 
-    def timer(self, step: Timer) -> None:
-        pass
+    def timer(self, step: Timer) -> Answer | None:
+        return None
 
 
 def game_ms(players: int, games: int) -> float:

@@ -25,18 +25,16 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import random
 import time
 from collections.abc import Callable
 
-from narrator.drive import Driver
-from narrator.record import GameRecord
+from bench_engine import RandomTable
+
 from narrator.rules.answers import Answer
-from narrator.rules.core import Ask, DealCard, Prompt, Show, Timer, Wake, shuffled_deal
+from narrator.rules.core import Ask, Prompt, Timer, Wake, shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.simulate.driver import game_rngs
 from narrator.simulate.run import Setup, play_range
-from narrator.voice.catalog import load_catalog
 
 GOALS = {"onenight": 10_000}
 GOAL = 1_000
@@ -44,34 +42,16 @@ TABLES = [("onenight", 5, 4000), ("halloween", 10, 800), ("sport_mafia", 10, 800
 TABLES += [("alliance", 11, 400), ("alliance", 12, 400)]
 
 
-class ScenarioLike(Driver):
-    """Random legal answers through the shared Driver loop, as the scenario runner plays."""
-
-    def __init__(self, rng: random.Random) -> None:
-        super().__init__(load_catalog("ru"), GameRecord())
-        self.rng = rng
-
-    def say(self, key: str, text: str) -> None:
-        pass
+class ScenarioLike(RandomTable):
+    """Random legal answers through the shared Driver loop, as the scenario runner plays:
+    the engine benchmark's table, with the cues of a wake window and its timers."""
 
     def wake(self, step: Wake) -> None:
         for cue in step.cues:
             self.carry_out(cue)
 
     def ask(self, prompt: Prompt) -> Answer:
-        if not prompt.options:
-            return self.expire(prompt)
-        answer = self.attempt(prompt, self.rng.choice(prompt.options), answered=False)
-        return answer if answer is not None else self.expire(prompt)
-
-    def show(self, step: Show) -> None:
-        pass
-
-    def sleep(self) -> None:
-        pass
-
-    def deal_card(self, step: DealCard) -> None:
-        pass
+        return super().ask(prompt) if prompt.options else self.expire(prompt)
 
     def timer(self, step: Timer) -> Answer | None:
         return self.timer_without_clock(step)

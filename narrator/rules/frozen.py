@@ -12,6 +12,7 @@ frozenness of every instance once it is made.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any, TypeVar
 
 C = TypeVar("C", bound=type)
@@ -24,13 +25,15 @@ def quick_init(cls: C) -> C:
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or hasattr(cls, "__slots__"):
         raise TypeError(f"{cls.__name__}: quick_init is for frozen dataclasses without slots")
+    fields = dataclasses.fields(cls)
+    taken = [name for name in inspect.signature(cls).parameters]
+    if sorted(taken) != sorted(each.name for each in fields) or not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__}: quick_init takes plain init fields only (no InitVar)")
     names: dict[str, Any] = {"_NO_DEFAULT": _NO_DEFAULT}
     signature: list[str] = []
     keywords: list[str] = []
     body: list[str] = []
-    for index, each in enumerate(dataclasses.fields(cls)):
-        if not each.init or each._field_type is not dataclasses._FIELD:  # type: ignore[attr-defined]
-            raise TypeError(f"{cls.__name__}.{each.name}: quick_init takes plain init fields")
+    for index, each in enumerate(fields):
         name = each.name
         if each.default is not dataclasses.MISSING:
             names[f"_default_{index}"] = each.default

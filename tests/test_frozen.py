@@ -11,25 +11,22 @@ import pytest
 from narrator.rules.frozen import quick_init
 
 
-@quick_init
-@dataclass(frozen=True)
-class Step:
-    seat: int
-    words: tuple[str, ...] = ()
-    seen: list[int] = field(default_factory=list)
-    cue: str | None = field(default=None, kw_only=True)
-
-    def __post_init__(self) -> None:
-        if self.seat < 0:
-            raise ValueError("no such seat")
-
-
 @dataclass(frozen=True)
 class Plain:
     seat: int
     words: tuple[str, ...] = ()
     seen: list[int] = field(default_factory=list)
     cue: str | None = field(default=None, kw_only=True)
+
+
+@quick_init
+@dataclass(frozen=True)
+class Step(Plain):
+    """Plain's fields, made by quick_init's ``__init__``, with a check of its own."""
+
+    def __post_init__(self) -> None:
+        if self.seat < 0:
+            raise ValueError("no such seat")
 
 
 def test_it_makes_what_the_dataclass_makes() -> None:

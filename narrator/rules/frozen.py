@@ -26,7 +26,7 @@ def quick_init(cls: C) -> C:
     if params is None or not params.frozen or hasattr(cls, "__slots__"):
         raise TypeError(f"{cls.__name__}: quick_init is for frozen dataclasses without slots")
     fields = dataclasses.fields(cls)
-    taken = [name for name in inspect.signature(cls).parameters]
+    taken = list(inspect.signature(cls).parameters)
     if sorted(taken) != sorted(each.name for each in fields) or not all(f.init for f in fields):
         raise TypeError(f"{cls.__name__}: quick_init takes plain init fields only (no InitVar)")
     names: dict[str, Any] = {"_NO_DEFAULT": _NO_DEFAULT}

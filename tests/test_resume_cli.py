@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from narrator.host.journal import read_journal, unfinished_records
+from narrator.host.journal import default_key_dir, read_journal, unfinished_records
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
 DEMO = ["--demo", "--text", "--silent"]
@@ -20,6 +20,24 @@ def env(tmp: Path) -> dict[str, str]:
     """The test session's private config, state and data folders (tests/conftest.py): the
     sealed record's key is where this process can read it too."""
     return {**os.environ}
+
+
+def wait_for_played_steps(records: Path, child: subprocess.Popen[bytes], steps: int) -> None:
+    """Until the running game's sealed record holds ``steps`` played steps.
+
+    The record is created a moment before its key is written (journal.Journal): a record
+    seen before its key cannot be opened yet and is looked at again.
+    """
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        found = unfinished_records(records) if records.is_dir() else []
+        keyed = [path for path in found if (default_key_dir() / f"{path.stem}.key").exists()]
+        events = read_journal(keyed[0]) if keyed else []
+        if sum(1 for e in events if e["event"] == "done") >= steps:
+            return
+        assert child.poll() is None, "the demo game ended before it could be killed"
+        time.sleep(0.5)
+    raise AssertionError(f"the record never showed {steps} played steps")
 
 
 def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
@@ -32,19 +50,11 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
         env=env(tmp_path),
     )
     # Kill once the game is well into the night: the record has played steps in it.
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        found = unfinished_records(records) if records.is_dir() else []
-        if found:
-            events = read_journal(found[0])
-            if sum(1 for e in events if e["event"] == "done") >= 12:
-                break
-        assert child.poll() is None, "the demo game ended before it could be killed"
-        time.sleep(0.5)
-    else:
-        raise AssertionError("the record never showed a dozen played steps")
-    child.send_signal(signal.SIGKILL)
-    child.wait(timeout=60)
+    try:
+        wait_for_played_steps(records, child, 12)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
 
     listing = subprocess.run(
         [*NARRATOR, "resume", "--list", "--record-dir", str(records)],

@@ -411,6 +411,20 @@ def test_records_are_listed_newest_first_and_unsealed_when_their_game_ended(
     assert unfinished_records(tmp_path / "nowhere") == []
 
 
+def test_a_key_is_moved_into_place_whole_and_a_killed_writers_part_is_forgotten(
+    tmp_path: Path,
+) -> None:
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    stale, fresh = keys / ".old-toy.key.part", keys / ".new-toy.key.part"
+    stale.write_text('{"format": 1, "ke')  # a writer killed mid-key, long ago
+    fresh.write_text('{"format": 1, "ke')  # another narrator writing its key right now
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    record = write(tmp_path, keys, [{"event": "start"}], 1)
+    assert sorted(path.name for path in keys.iterdir()) == [fresh.name, f"{record.stem}.key"]
+    assert read_journal(record, keys)[0] == {"event": "start"}
+
+
 # --- 4. a record folder that fails mid-game ---------------------------------------------------
 
 

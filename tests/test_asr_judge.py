@@ -88,6 +88,17 @@ def test_corpus_cer_weighs_each_line_by_its_length() -> None:
     assert judge.corpus_cer([]) == 0.0
 
 
+def test_a_run_of_words_placed_after_the_speech_ended_is_not_heard() -> None:
+    said = [(" Игроки", 0.0, 0.6), (" 1,", 0.7, 1.0), (" 7,", 1.1, 1.4)]
+    loop = [(" 9,", 1.45, 1.45), (" 10,", 1.45, 1.45), (" 10", 1.45, 1.45)]
+    assert judge.within_the_audio([*said, *loop]) == said
+    squeezed = [*said, (" три", 1.45, 1.45)]  # one last word the alignment left no room
+    assert judge.within_the_audio(squeezed) == squeezed
+    inside = [(" 9,", 0.5, 0.5), (" 9,", 0.5, 0.5), *said]  # only a run at the end is cut
+    assert judge.within_the_audio(inside) == inside
+    assert judge.within_the_audio([]) == []
+
+
 def test_the_judge_hears_a_clear_line(tmp_path: Path) -> None:
     missing = judge.is_installed()
     if missing is not None:

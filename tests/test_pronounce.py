@@ -65,7 +65,7 @@ EN = bundled("en")
 
 def test_festival_takes_a_plus_before_the_stressed_vowel() -> None:
     said = RU.apply("Игрок номер пять, откройте глаза и посмотрите свою карту.", "festival")
-    assert said == "Игрок номер пять, откройте глаз+а и посмотр+ите свою карту."
+    assert said == "Игрок, номер пять, откр+ойте глаз+а и посмотр+ите свою карту."
 
 
 @pytest.mark.parametrize("engine", ["espeak", "sapi5", "nsss", "hibari", "some-new-engine"])
@@ -116,7 +116,7 @@ def test_an_engine_entry_wins_over_the_general_one() -> None:
         ("глаза", "глаз+а"),
         ("Глаза", "Глаз+а"),
         ("ГЛАЗА", "ГЛАЗ+А"),
-        ("Откройте ГЛАЗА, глаза и Глаза.", "Откройте ГЛАЗ+А, глаз+а и Глаз+а."),
+        ("Откройте ГЛАЗА, глаза и Глаза.", "Откр+ойте ГЛАЗ+А, глаз+а и Глаз+а."),
     ],
 )
 def test_the_case_of_the_line_is_kept(text: str, festival: str) -> None:
@@ -310,7 +310,7 @@ def test_the_users_file_applies_over_the_bundled_one(user_folder: Path) -> None:
     )
     mine = pronunciation("ru")
     said = mine.apply("откройте глаза и посмотрите свою карту", "festival")
-    assert said == "откройте гл+аза и посмотр+ите свою к+арту"
+    assert said == "откр+ойте гл+аза и посмотр+ите свою к+арту"
     assert mine.version != before.version
     assert pronunciation("ru") is mine  # cached per language
 

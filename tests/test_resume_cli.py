@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from narrator.host.journal import default_key_dir, read_journal, unfinished_records
+from narrator.app import unfinished_games
+from narrator.host.journal import unfinished_records
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
 DEMO = ["--demo", "--text", "--silent"]
@@ -23,17 +24,15 @@ def env(tmp: Path) -> dict[str, str]:
 
 
 def wait_for_played_steps(records: Path, child: subprocess.Popen[bytes], steps: int) -> None:
-    """Until the running game's sealed record holds ``steps`` played steps.
+    """Until the running game is offered to resume with ``steps`` steps to replay.
 
-    The record is created a moment before its key is written (journal.Journal): a record
-    seen before its key cannot be opened yet and is looked at again.
+    Looked at as `narrator resume` looks (``unfinished_games``): a record seen in the
+    moment before its key is written is not offered yet, and is looked at again.
     """
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        found = unfinished_records(records) if records.is_dir() else []
-        keyed = [path for path in found if (default_key_dir() / f"{path.stem}.key").exists()]
-        events = read_journal(keyed[0]) if keyed else []
-        if sum(1 for e in events if e["event"] == "done") >= steps:
+        games = unfinished_games(records)
+        if games and len(games[0].steps) >= steps:
             return
         assert child.poll() is None, "the demo game ended before it could be killed"
         time.sleep(0.5)

@@ -85,7 +85,12 @@ def pack_without(tmp_path: Path, left_out: set[str]) -> Path:
     parts = [p for p in splice.pack_parts(LANG, GAME) if p.key not in left_out]
     assert len(parts) == len(splice.pack_parts(LANG, GAME)) - len(left_out)
     return write_pack(
-        LANG, f"tones-{len(left_out)}", parts, tone, source="test tones", root=tmp_path / "packs"
+        LANG,
+        f"tones-{len(left_out)}",
+        parts,
+        lambda part: tone(part.words),
+        source="test tones",
+        root=tmp_path / "packs",
     )
 
 

@@ -460,7 +460,7 @@ def small_pack(root: Path, name: str = "home", lang: str = "ru") -> Path:
     if lang == "en":
         parts = [Part("onenight.night", "Night falls. Everyone, close your eyes.", "", True)]
     tones = iter([tone(300 + 50 * i) for i in range(len(parts))])
-    return packs.write_pack(lang, name, parts, lambda words: next(tones), source="tones", root=root)
+    return packs.write_pack(lang, name, parts, lambda part: next(tones), source="tones", root=root)
 
 
 def test_export_and_import_round_trip(tmp_path: Path) -> None:
@@ -576,14 +576,14 @@ def test_a_built_pack_is_not_overwritten_unless_replaced(tmp_path: Path) -> None
         small_pack(tmp_path)
     parts = [Part("onenight.night", "Наступает ночь. Все закрывают глаза.", "", True)]
     packs.write_pack(
-        "ru", "home", parts, lambda words: tone(700), source="new", root=tmp_path, replace=True
+        "ru", "home", parts, lambda part: tone(700), source="new", root=tmp_path, replace=True
     )
     pack = VoicePack.load("home", root=tmp_path)
     assert pack.source == "new" and set(pack.files) == {"onenight.night"} and not pack.parts
     assert [p.name for p in tmp_path.iterdir()] == ["home"]  # no partial or old folder left
     with pytest.raises(ConfigError, match="speaks 'ru', not 'en'"):
         packs.write_pack(
-            "en", "home", [], lambda words: tone(700), source="x", root=tmp_path, replace=True
+            "en", "home", [], lambda part: tone(700), source="x", root=tmp_path, replace=True
         )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from narrator.rules.errors import ConfigError
+from narrator.sound.clip import Clip
 from narrator.voice import engines
 from narrator.voice.catalog import LANGUAGES
 from narrator.voice.pack_file import export_pack, import_pack
@@ -22,7 +23,7 @@ from narrator.voice.packs import (
     record_pack,
     write_pack,
 )
-from narrator.voice.splice import pack_parts
+from narrator.voice.splice import Part, pack_parts
 from narrator.voice.tts import (
     SpeechCache,
     VoiceInfo,
@@ -144,12 +145,18 @@ def _build_pack(
     cache = SpeechCache(
         lang, voice=voice, rate=rate, folder=cache_folder, renderer=engines.engine_for(chosen)
     )
-    rendered = cache.build([part.words for part in parts], ProgressBar(f"speech {lang}"))
+
+    def said(part: Part) -> Clip:
+        """A part in its line where the engine can cut it out (``Part.context``), else alone."""
+        if part.context is None:
+            return cache.clip(part.words)
+        return cache.clip_in(part.context[0], part.words, part.context[1])
+
     folder = write_pack(
         lang,
         name,
         parts,
-        cache.clip,
+        said,
         source=f"{cache.voice.key}, {cache.rate} wpm",
         root=root,
         replace=replace,
@@ -160,7 +167,7 @@ def _build_pack(
     out.write(
         f"voice pack {name!r} ({lang}, {variant or 'all games'}), voice {cache.voice.key}, "
         f"{cache.rate} wpm: {lines} lines and {len(parts) - lines} parts "
-        f"({rendered} rendered now), {seconds:.1f} s ({folder})\n"
+        f"({cache.rendered} rendered now), {seconds:.1f} s ({folder})\n"
     )
     return 0
 

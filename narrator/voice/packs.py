@@ -535,14 +535,14 @@ def write_pack(
     lang: str,
     name: str,
     parts: Sequence[splice.Part],
-    clip_of: Callable[[str], Clip],
+    clip_of: Callable[[splice.Part], Clip],
     *,
     source: str,
     root: Path | None = None,
     replace: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> Path:
-    """A whole pack written at once: ``clip_of(words)`` for every part, as FLAC files.
+    """A whole pack written at once: ``clip_of(part)`` for every part, as FLAC files.
 
     The pack is written into a hidden folder beside its place and moved there when
     complete, so a build stopped half-way leaves no half pack; an existing pack of
@@ -561,7 +561,7 @@ def write_pack(
             progress(0, len(parts))
         for done, part in enumerate(parts, start=1):
             file = f"{part.key}.flac"
-            write_audio(partial / file, clip_of(part.words))
+            write_audio(partial / file, clip_of(part))
             _enter(manifest, part, file)
             if progress is not None:
                 progress(done, len(parts))

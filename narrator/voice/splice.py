@@ -33,7 +33,7 @@ import logging
 import re
 import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -58,6 +58,12 @@ COMMA_S = 0.15  # , (and between the seats of a list)
 WORD_S = 0.03  # a plain space: the words run on, with only the breath of a join
 FADE_S = 0.005  # in and out of every part: no click where two parts meet
 
+# The lines a pack's number words and role names are said in when its engine can
+# cut them out of a sentence (``Part.context``): the line every seat hears, and
+# the one that names a card.
+NUMBER_CARRIER = "deal.call"
+ROLE_CARRIER = "reveal.seat"
+
 ROLE_FIELDS = frozenset({"role"})
 LIST_FIELDS = frozenset({"seats"})
 PART_MARK = "#"  # deal.call#0: the first literal part of the line deal.call
@@ -67,6 +73,7 @@ ROLE_PREFIX = "role."
 Value = int | tuple[int, ...] | RoleName
 _WORD = re.compile(r"\w")
 _SENTENCE_END = re.compile(r"[.!?…]+")
+_SENTENCE_BREAK = re.compile(r"[.!?…]+\s+")
 
 
 def number_key(n: int, form: str | None = None) -> str:
@@ -173,12 +180,18 @@ Piece = Spoken | Gap
 
 @dataclass(frozen=True)
 class Part:
-    """One recording of a pack: its key, the words said, what the speaker is shown."""
+    """One recording of a pack: its key, the words said, what the speaker is shown.
+
+    ``context`` is the displayed text before and after the words in a line that
+    says them (``carrier``): an engine that can cut words out of a sentence says
+    the part there, so it keeps the pace and tune it has in a line.
+    """
 
     key: str
     words: str
     hint: str
     whole: bool  # a catalog line said whole ([lines]), not a part kept with its words
+    context: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -226,6 +239,10 @@ class Template:
         return Template(
             key, text, lang, tuple(literals), tuple(fields), re.compile("".join(regex)), roles
         )
+
+    def spoken_literals(self) -> list[int]:
+        """The indices of the literals that have words: those a pack records."""
+        return [i for i, literal in enumerate(self.literals) if literal.words]
 
     def parts(self) -> list[Part]:
         """The literal parts a pack needs for this line (placeholders shown as «…»)."""
@@ -291,6 +308,33 @@ class Template:
             else:
                 say(said_number(value, self.lang, field.form))
         return tuple(pieces)
+
+    def carrier(
+        self, index: int, fill: Mapping[str, str], *, field: bool = False
+    ) -> tuple[str, str]:
+        """The text before and after the words of literal ``index`` (of field ``index`` when
+        ``field``) in this line filled with ``fill`` (name → displayed value; «1» for the
+        rest), within their sentence."""
+        said: list[str] = []  # literal, value, literal, value, …, literal
+        for literal, name, _, _ in string.Formatter().parse(self.text):
+            said.append(literal)
+            if name is not None:
+                said.append(fill.get(name, "1"))
+        if len(said) % 2 == 0:  # the text ends with a placeholder
+            said.append("")
+        if field:
+            at = 2 * index + 1
+            return _sentence("".join(said[:at]), "".join(said[at + 1 :]))
+        at, own = 2 * index, self.literals[index]
+        rest = said[at][len(own.lead) + len(own.words) :]
+        return _sentence("".join(said[:at]) + own.lead, rest + "".join(said[at + 1 :]))
+
+
+def _sentence(before: str, after: str) -> tuple[str, str]:
+    """Only the sentence the words are in: a cut is made from one sentence said at once."""
+    ends = [m.end() for m in _SENTENCE_BREAK.finditer(before)]
+    found = _SENTENCE_END.search(after)
+    return before[ends[-1] :] if ends else before, after[: found.end()] if found else after
 
 
 def _value_pattern(kind: str, roles: Mapping[str, tuple[str, ...]]) -> str:
@@ -373,6 +417,7 @@ def pack_parts(lang: str, variant: str | None = None) -> list[Part]:
     found: dict[str, Part] = {}
     numbers: set[tuple[int, str | None]] = set()
     roles: list[str] = []
+    used: list[Template] = []
     for name in _variants(variant):
         rules = get_variant(name)
         domains = _domains(rules)
@@ -381,22 +426,57 @@ def pack_parts(lang: str, variant: str | None = None) -> list[Part]:
             if template is None:
                 found.setdefault(key, Part(key, catalog.lines[key], "", whole=True))
                 continue
-            for part in template.parts():
-                found.setdefault(part.key, part)
+            used.append(template)
+            first_role = {"role": catalog.lines[f"{ROLE_PREFIX}{next(iter(rules.roles))}"]}
+            for index, part in zip(template.spoken_literals(), template.parts(), strict=True):
+                context = template.carrier(index, first_role)
+                found.setdefault(part.key, replace(part, context=context))
             for field in template.fields:
                 if field.kind != "role":
                     numbers.update((n, field.form) for n in _numbers_of(field.name, domains))
         roles += [role for role in rules.roles if role not in roles]
+    role_line = _carrier(every, used, ROLE_CARRIER, lambda field: field.kind == "role")
     for role in roles:
         key = f"{ROLE_PREFIX}{role}"
-        found.setdefault(key, Part(key, catalog.lines[key], "a role's name", whole=True))
+        said = catalog.lines[key]
+        in_line = None
+        if role_line is not None:
+            in_line = role_line[0].carrier(role_line[1], {"role": said}, field=True)
+        found.setdefault(key, Part(key, said, "a role's name", whole=True, context=in_line))
     for n, form in sorted(numbers, key=lambda number: (number[1] or "", number[0])):
         key = said_number(n, lang, form)
         hint = f"the number {n}" + (f" ({form})" if form else "")
         if key == number_key(n):
             hint, form = f"the number {n}", None
-        found.setdefault(key, Part(key, number_words(n, lang, form), hint, whole=False))
+        line = _carrier(every, used, NUMBER_CARRIER, _number_field(form))
+        around = None
+        if line is not None:
+            template, index = line
+            around = template.carrier(index, {template.fields[index].name: str(n)}, field=True)
+        found.setdefault(
+            key, Part(key, number_words(n, lang, form), hint, whole=False, context=around)
+        )
     return list(found.values())
+
+
+def _number_field(form: str | None) -> Callable[[Field], bool]:
+    return lambda field: field.kind != "role" and field.form == form
+
+
+def _carrier(
+    every: Mapping[str, Template],
+    used: Sequence[Template],
+    preferred: str,
+    fits: Callable[[Field], bool],
+) -> tuple[Template, int] | None:
+    """The line a value is said in for a pack (``preferred`` when it has such a field, else
+    the first line used that has one) and the index of the field."""
+    first = every.get(preferred)
+    for template in ([first] if first is not None else []) + list(used):
+        for index, field in enumerate(template.fields):
+            if fits(field):
+                return template, index
+    return None
 
 
 def _numbers_of(name: str, domains: Mapping[str, Sequence[object]]) -> Iterator[int]:

@@ -56,7 +56,7 @@ from narrator.sound import loudness
 from narrator.sound.clip import Clip
 from narrator.voice import engines
 from narrator.voice.catalog import load_catalog, placeholders
-from narrator.voice.engines import Engine, VoiceInfo, engine_for, is_named, quality
+from narrator.voice.engines import Engine, SpanEngine, VoiceInfo, engine_for, is_named, quality
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
 
@@ -526,23 +526,39 @@ class SpeechCache:
 
     def clip(self, text: str) -> Clip:
         """The displayed line ``text`` as audio, levelled; rendered first when not cached yet."""
+        return self._clip(text, text, None)
+
+    def clip_in(self, before: str, text: str, after: str) -> Clip:
+        """The displayed ``text`` as said in the line ``before text after``, levelled.
+
+        A voice pack's part said with the pace and tune it has in its line: an
+        engine that can cut words out of a sentence (``SpanEngine``) says the
+        whole sentence and keeps the words; any other says them on their own
+        (``clip(text)``).
+        """
+        if not isinstance(self.renderer, SpanEngine) or not (before.strip() or after.strip()):
+            return self.clip(text)
+        context = (self._spelled(before), self._words(text), self._spelled(after))
+        return self._clip("\x00".join(context), text, context)
+
+    def _clip(self, remembered: str, text: str, context: tuple[str, str, str] | None) -> Clip:
         with self._lock:
-            found = self._memory.get(text)
+            found = self._memory.get(remembered)
             if found is not None:
-                self._memory.move_to_end(text)
+                self._memory.move_to_end(remembered)
                 return found
         words = self._words(text)
         if not words or not self.engine_text(text):
             return Clip(np.zeros((0, 1), dtype=np.float32), 22050)
-        path = self._path(words)
+        path = self._path(words, context)
         clip = _read(path) if path.exists() else None
         if clip is None:
-            path = self._render(words)
+            path = self._render(words, context)
             clip = _read(path)
             if clip is None:
                 raise ConfigError(f"the speech file {path} cannot be read back")
         clip = loudness.levelled(clip)
-        self._remember(text, clip)
+        self._remember(remembered, clip)
         return clip
 
     def missing(self, texts: Iterable[str]) -> list[str]:
@@ -577,14 +593,18 @@ class SpeechCache:
     def _words(self, text: str) -> str:
         return spoken(text, self.lang).strip()
 
-    def _path(self, words: str) -> Path:
+    def _spelled(self, text: str) -> str:
+        """Text around a part: numbers spelled, spaces and punctuation at its ends kept."""
+        return spoken(text, self.lang)
+
+    def _path(self, words: str, context: tuple[str, str, str] | None = None) -> Path:
         key = json.dumps(
             [
                 self.renderer.name,
                 self.renderer.version,
                 self.voice.id,
                 self.rate,
-                words,
+                words if context is None else ["in", *context],
                 self.pronunciation.version,
                 loudness.VERSION,
             ],
@@ -617,11 +637,15 @@ class SpeechCache:
             raise ConfigError(f"cannot write speech files to {temp} ({still})")
         return temp
 
-    def _render(self, words: str) -> Path:
-        """Render into a partial file, then rename: a cache file is always whole."""
+    def _render(self, words: str, context: tuple[str, str, str] | None = None) -> Path:
+        """Render into a partial file, then rename: a cache file is always whole.
+
+        With ``context`` (before, ``words``, after) the words are said inside it,
+        where the engine can (``clip_in``).
+        """
         attempts = 0
         while True:
-            path = self._path(words)
+            path = self._path(words, context)
             partial = path.with_name(
                 f".{path.stem}.{os.getpid()}-{threading.get_ident()}.partial{path.suffix}"
             )
@@ -631,7 +655,14 @@ class SpeechCache:
                 continue
             said = self.pronunciation.apply(words, self.renderer.name)
             try:
-                self.renderer.render(said, partial, self.voice, self.rate)
+                if context is not None and isinstance(self.renderer, SpanEngine):
+                    before, after = (
+                        self.pronunciation.apply(text, self.renderer.name)
+                        for text in (context[0], context[2])
+                    )
+                    self.renderer.render_span(before, said, after, partial, self.voice, self.rate)
+                else:
+                    self.renderer.render(said, partial, self.voice, self.rate)
                 os.replace(partial, path)
             except OSError as error:
                 partial.unlink(missing_ok=True)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from narrator.rules.errors import ConfigError
 
@@ -112,6 +112,21 @@ class Engine(Protocol):
     def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class SpanEngine(Engine, Protocol):
+    """An engine that can say a few words inside a sentence and write only those words.
+
+    ``render_span(before, words, after, …)`` says ``before words after`` as one
+    sentence and writes the samples of ``words`` (a voice pack's part, said with
+    the pace and tune it has in its line); where it cannot cut, it writes the
+    words said on their own, as ``render`` would.
+    """
+
+    def render_span(
+        self, before: str, words: str, after: str, path: Path, voice: VoiceInfo | None, rate: int
+    ) -> None: ...
 
 
 def system_driver() -> str:

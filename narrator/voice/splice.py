@@ -20,6 +20,13 @@ digits joined by «, »).  Every filling a game can say parses back to its value
 (the tests prove it for both languages), and a text that does not match is
 simply not spliced: the caller says it with TTS.
 
+When a pack is built from an engine, each part also names a line it is said in
+(``Part.context``: the line filled in, cut to the sentence around the part;
+number words in ``deal.call``, role names in ``reveal.seat``).  An engine that
+can cut words out of a sentence (hibari) says the part there, so it has the pace
+and tune of the middle of a line instead of a sentence's falling end; the others
+say it on its own.
+
 The assembly is a pure function over clips: each part levelled (the project's
 one loudness rule, ``narrator.sound.loudness``, which also cuts the silence
 around it), faded in and out over a few milliseconds so no join clicks,

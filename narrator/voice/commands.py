@@ -145,6 +145,9 @@ def _build_pack(
     cache = SpeechCache(
         lang, voice=voice, rate=rate, folder=cache_folder, renderer=engines.engine_for(chosen)
     )
+    if not isinstance(cache.renderer, engines.SpanEngine):
+        # Every part is said on its own: render them all first, in one run of the engine.
+        cache.build([part.words for part in parts], ProgressBar(f"speech {lang}"))
 
     def said(part: Part) -> Clip:
         """A part in its line where the engine can cut it out (``Part.context``), else alone."""

@@ -181,7 +181,6 @@ class HibariEngine:
     def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
         """Write ``text`` by ``voice`` at ``rate`` wpm to ``path`` as 16-bit WAV; OSError if not."""
         name = voice.native_id if voice is not None else "heart"
-        soundfile = importlib.import_module("soundfile")
         with self._lock:
             model = self._model(name)
             try:
@@ -190,11 +189,7 @@ class HibariEngine:
                 raise OSError(errno.EIO, f"hibari could not say {text!r} ({error})") from None
             if audio.size == 0 or not np.isfinite(audio).all():
                 raise OSError(errno.EIO, f"hibari said nothing for {text!r}")
-            rate_hz = int(getattr(model, "sample_rate", 24000))
-            soundfile.write(
-                str(path), np.clip(audio, -1.0, 1.0), rate_hz, subtype="PCM_16", format="WAV"
-            )
-            self._renders += 1
+            self._write(path, audio, model)
 
     def render_span(
         self, before: str, words: str, after: str, path: Path, voice: VoiceInfo | None, rate: int
@@ -211,6 +206,10 @@ class HibariEngine:
         if audio is None:
             self.render(words, path, voice, rate)
             return
+        self._write(path, audio, model)
+
+    def _write(self, path: Path, audio: np.ndarray, model: Any) -> None:
+        """``audio`` at the model's rate as 16-bit WAV at ``path``, counted as a render."""
         soundfile = importlib.import_module("soundfile")
         rate_hz = int(getattr(model, "sample_rate", 24000))
         soundfile.write(

@@ -16,7 +16,9 @@ Per voice and language, through the project's own speech cache (what a game play
   the default voice and its pack hear every variant, the other voices onenight unless
   ``--every-game``), transcribed by the judge of ``scripts/asr_judge.py`` (Whisper
   base; its limits are listed there) and scored as the character error rate over all
-  characters of the set (edits / reference characters).
+  characters of the set (edits / reference characters). The goal for the default
+  voice (≤ 0.05 Russian, ≤ 0.03 English) is over every seed phrase and every line of
+  one whole game, one corpus per game; each set's own figure is printed as well.
 
 A spliced voice pack built from the default voice (``narrator voice build --name``)
 is played as a game plays it (``PackOrTTS``) on the same lines: a line the pack holds
@@ -542,14 +544,21 @@ def goals(results: Sequence[Heard], defaults: dict[str, str], games: Sequence[st
             continue
         if not cand.pack:
             goal = GOALS[cand.lang]
+            # The goal is over every seed phrase and every line of one whole game: one corpus.
+            for game in games:
+                if "seeds" in heard.sets and game in heard.sets:
+                    value = corpus_cer([*heard.sets["seeds"], *heard.sets[game]])
+                    verdict = "met" if value <= goal else "NOT met"
+                    rows.append(
+                        f"  {cand.lang} default {cand.voice}, the seed phrases with one game "
+                        f"of {game}: CER {value:.3f} (goal ≤ {goal:.2f}) {verdict}"
+                    )
+            rows.append(f"  {cand.lang} default {cand.voice}, each set alone (stricter):")
             for name in ["seeds", *games]:
                 if name in heard.sets:
                     value = heard.cer(name)
-                    verdict = "met" if value <= goal else "NOT met"
-                    rows.append(
-                        f"  {cand.lang} default {cand.voice}, {name}: CER {value:.3f} "
-                        f"(goal ≤ {goal:.2f}) {verdict}"
-                    )
+                    within = "within" if value <= goal else "ABOVE"
+                    rows.append(f"    {name}: CER {value:.3f}, {within} {goal:.2f}")
                     looped = [s for s in heard.sets[name] if is_loop(s)]
                     if looped:
                         rest = corpus_cer([s for s in heard.sets[name] if not is_loop(s)])

@@ -225,7 +225,7 @@ def speech_source(
     Only the lines the voice pack cannot say (``VoicePack.unsaid``) are rendered
     before the game: with a complete pack, spliced lines included, nothing is.
     A voice that does not exist gives the best other voice of the language, a voice
-    pack that cannot be used gives the system voice: the line to say about it (a
+    pack that cannot be used gives the default voice: the line to say about it (a
     ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
     """
     from narrator.voice.tts import SpeechCache, is_named, lines_to_render
@@ -253,7 +253,7 @@ def _voice_pack(settings: TableSettings, fallbacks: list[str] | None) -> VoicePa
     try:
         return VoicePack.load(settings.voice_pack, lang=settings.lang)
     except ConfigError as error:
-        _LOGGER.warning("%s; the system voice speaks instead", error)
+        _LOGGER.warning("%s; the default voice speaks instead", error)
         if fallbacks is not None:
             fallbacks.append("notice.pack_missing")
         return None

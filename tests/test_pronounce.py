@@ -331,14 +331,15 @@ def test_the_version_follows_the_files() -> None:
 SEED_STRESS = {
     "onenight.hi_wake": "верхо́вный инквизи́тор ви́дит ве́щий",
     "onenight.hi_sleep": "верхо́вный инквизи́тор засыпа́ет",
-    # «оборотни» reaches Festival as «оборо́тьни» ([festival]): the stress stays.
+    # «оборотни» reaches Festival as «оборо́тьни» ([festival]), but in «Оборотни засыпают!»
+    # and as «оборо́тьней» in «от оборотней» (phrases there): the stress stays.
     "onenight.wolves_wake": "просыпа́ются оборо́тьни",
-    "onenight.wolves_sleep": "оборо́тьни засыпа́ют",
+    "onenight.wolves_sleep": "оборо́тни засыпа́ют",
     "onenight.spirit_wake": "перевоплоща́ется",
     "onenight.spirit_sleep": "засыпа́ет",
     "onenight.morning": "наступи́ло у́тро просну́лись",
     "onenight.vote_time": "вре́мя голосова́ть",
-    "onenight.win_peace": "госуда́рство свобо́дно оборо́тней тепе́рь пра́вит споко́йствие",
+    "onenight.win_peace": "госуда́рство свобо́дно оборо́тьней тепе́рь пра́вит споко́йствие",
 }
 DEAL_CALL = "Игрок номер пять, откройте глаза и посмотрите свою карту."
 DEAL_STRESS = "игро́к но́мер откро́йте глаза́ посмотри́те свою́ ка́рту"

@@ -331,8 +331,8 @@ def test_the_version_follows_the_files() -> None:
 SEED_STRESS = {
     "onenight.hi_wake": "верхо́вный инквизи́тор ви́дит ве́щий",
     "onenight.hi_sleep": "верхо́вный инквизи́тор засыпа́ет",
-    # «оборотни» reaches Festival as «оборо́тьни» ([festival]), but in «Оборотни засыпают!»
-    # and as «оборо́тьней» in «от оборотней» (phrases there): the stress stays.
+    # «оборотни» reaches Festival as «оборо́тьни» ([festival]), except in «Оборотни засыпают!»,
+    # and «от оборотней» as «от оборо́тьней» (phrases there): the stress stays.
     "onenight.wolves_wake": "просыпа́ются оборо́тьни",
     "onenight.wolves_sleep": "оборо́тни засыпа́ют",
     "onenight.spirit_wake": "перевоплоща́ется",

@@ -21,6 +21,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "terminal: whole games in a real terminal (tmux), minutes each"
     )
+    config.addinivalue_line(
+        "markers",
+        "slow: a real-time repetition of a behaviour the default tier already covers",
+    )
     # The keys of sealed game records (narrator.host.journal) go to a folder of this run,
     # inherited by every narrator the tests start, not to the user's state folder.
     _STATE.append(tempfile.mkdtemp(prefix="narrator-test-state-"))

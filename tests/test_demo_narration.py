@@ -22,6 +22,7 @@ from narrator.rules.registry import GAMES
 
 DAY_KEYS = ("discussion", "vote_call", "floor", "speech", "who_is_for")
 FORMATS = {".ogg": ("OGG", "VORBIS"), ".flac": ("FLAC", "PCM_16"), ".wav": ("WAV", "PCM_16")}
+VOICE = "espeak:gmw/en-us"  # the voice the module names; hibari and Festival have their own tests
 SUFFIXES = {"onenight": ".flac", "halloween": ".wav", "sport_mafia": ".ogg", "alliance": ".ogg"}
 
 
@@ -47,6 +48,8 @@ def test_a_demo_renders_a_narrated_game_with_knocks_only_at_night(
             "en",
             "--seed",
             "2",
+            "--voice",
+            VOICE,
             "--output",
             str(narration),
             "--record-dir",

@@ -14,7 +14,14 @@ from narrator.app import unfinished_games
 from narrator.host.journal import unfinished_records
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
-DEMO = ["--demo", "--text", "--silent"]
+# Short switches: the kill and the resume are the point, not the length of a speech.
+SHORT = [
+    *("--answer-time", "2"),
+    *("-o", "speech_s=1", "-o", "last_word_s=1", "-o", "defence_s=1", "-o", "meeting_s=1"),
+    *("-o", "check_s=1"),
+]
+DEMO = ["--demo", "--text", "--silent", *SHORT]
+RESUME = ["--demo", "--text", "--silent", "--answer-time", "2"]  # the switches are the record's
 
 
 def env(tmp: Path) -> dict[str, str]:
@@ -67,7 +74,7 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("1  ") and "10 игроков" in lines[0]
 
     resumed = subprocess.run(
-        [*NARRATOR, "resume", "--record-dir", str(records), "--demo", "--text", "--silent"],
+        [*NARRATOR, "resume", "--record-dir", str(records), *RESUME],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

@@ -46,7 +46,9 @@ from tests.test_tui import check_secrets_stay_inside
 pytestmark = pytest.mark.timeout(1200)  # one game in real time on a busy machine; a hang fails
 
 SMALL = pytest.param((80, 24), id="80x24")
-LARGE = pytest.param((120, 40), id="120x40")
+# The same game and checks at the large size: a real-time repetition (the `slow` tier); the
+# default tier plays every game at 80x24, and test_tui reads the table at 120x40.
+LARGE = pytest.param((120, 40), id="120x40", marks=pytest.mark.slow)
 # Textual's names of the keys a numeric keypad has: nothing else is pressed.
 KEYPAD = frozenset(
     {*"0123456789", "enter", "plus", "minus", "asterisk", "slash", "full_stop", "backspace"}

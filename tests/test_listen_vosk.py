@@ -350,9 +350,9 @@ def recognise_with(
 # --- mic-test -------------------------------------------------------------------------------
 
 
-def counting(pause: float = 0.7) -> bytes:
-    """Someone counting from one to ten in Korean, with a pause after each number."""
-    return b"".join(speech(KOREAN.number_word(n)) + silence(pause) for n in range(1, 11))
+def counting(pause: float = 0.7, last: int = 10) -> bytes:
+    """Someone counting from one to ``last`` in Korean, with a pause after each number."""
+    return b"".join(speech(KOREAN.number_word(n)) + silence(pause) for n in range(1, last + 1))
 
 
 def test_mic_test_from_a_file() -> None:
@@ -388,16 +388,16 @@ def test_mic_test_through_the_virtual_microphone(
 
     def talk() -> None:
         wait_until(lambda: "say the numbers" in out.getvalue(), 30)  # the microphone is open
-        play_into_microphone(counting(), pulse_audio, tmp_path)
+        play_into_microphone(counting(last=3), pulse_audio, tmp_path)
 
     talker = threading.Thread(target=talk, daemon=True)
     talker.start()
     path = korean_model_path()
     # The plumbing, not accuracy (that is measured from files): the microphone's audio
     # reaches the recogniser. mic-test counts seconds of audio read, not of the wall
-    # clock: a loaded machine decodes late, and the queued audio is still read. 25 s of
-    # audio hold the 13 s of counting and the time paplay takes to start.
-    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=25) == 0
+    # clock: a loaded machine decodes late, and the queued audio is still read. 12 s of
+    # audio hold the 4 s of counting to three and the time paplay takes to start.
+    assert mic_test("ko", path, None, out, level_s=1.0, listen_s=12) == 0
     talker.join(30)
     text = out.getvalue()
     assert "» → " in text, text  # an utterance was decoded («…» → what it means)

@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Set up (if needed) with the [test] extra and run pytest: scripts/test.sh [pytest args...]
+# Set up (if needed) with the [test] extra, run the lint checks (scripts/check.sh), then
+# pytest, printing the 15 slowest tests at the end.
+#
+#   scripts/test.sh [pytest args...]        the default tier (what CI runs)
+#   scripts/test.sh --all [pytest args...]  every tier: default, slow and terminal
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd -P)"
+
+tier=()
+if [[ "${1:-}" == "--all" ]]; then
+    shift
+    tier=(-m "")  # overrides pyproject's `-m "not terminal and not slow"`
+fi
 
 bash "$ROOT/scripts/setup.sh" test
 
 cd "$ROOT"
 export PATH="$ROOT/.venv/bin:$PATH"
 
+bash "$ROOT/scripts/check.sh"
+
 rc=0
-"$ROOT/.venv/bin/python" -m pytest -q "$@" || rc=$?
+"$ROOT/.venv/bin/python" -m pytest -q --durations=15 "${tier[@]}" "$@" || rc=$?
 
 if ((rc == 5)); then
     echo "test: error: pytest collected no tests (exit 5); treating as failure" >&2

@@ -65,7 +65,8 @@ class Recorder:
         self.started.set()
 
     def mono(self) -> np.ndarray:
-        return np.concatenate(self.blocks).mean(axis=1)
+        mono: np.ndarray = np.concatenate(self.blocks).mean(axis=1)
+        return mono
 
 
 def locate(recording: np.ndarray, clip: np.ndarray) -> int:

@@ -297,7 +297,7 @@ def test_the_pause_is_the_same_for_every_deal(pulse: PulseServer, tmp_path: Path
         pulse.pactl("suspend-sink", "speaker", "1")
         the_game_waits(table)
         players.press(INTERRUPT)
-        wait_for(lambda shown=table.screen: QUESTION in shown.texts(), "the stop question")
+        wait_for(lambda shown=table.screen: QUESTION in shown.texts(), "the stop question")  # type: ignore[misc]
         players.press("1")
         table.thread.join(GAME_S)
         assert table.result == {"code": 130}, table.result

@@ -131,7 +131,7 @@ def test_a_piped_demo_game_writes_no_secret(tmp_path: Path) -> None:
     assert private.getvalue().count(">>>") == len(secrets)
     nobody = Terminal(out=io.StringIO())  # a pipe and no keyboard terminal: shown nowhere
     nobody.secret("Your card: Werewolf")
-    assert nobody.out.getvalue() == ""  # type: ignore[attr-defined]
+    assert nobody.out.getvalue() == ""  # type: ignore[union-attr]
 
 
 def test_a_piped_text_host_shows_secrets_on_the_keyboard_terminal_only(tmp_path: Path) -> None:

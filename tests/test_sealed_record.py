@@ -328,8 +328,11 @@ def write(folder: Path, keys: Path, events: list[dict[str, Any]], seconds: float
 
 def test_frames_follow_the_clock_not_the_events(tmp_path: Path) -> None:
     noise = base64.b64encode(os.urandom(3000)).decode("ascii")  # spills over several frames
-    plain = [{"event": "start", "deal": ["villager"]}, {"event": "say", "text": "Night."}]
-    busy = [
+    plain: list[dict[str, Any]] = [
+        {"event": "start", "deal": ["villager"]},
+        {"event": "say", "text": "Night."},
+    ]
+    busy: list[dict[str, Any]] = [
         {"event": "start", "deal": ["werewolf"] * 12},
         *({"event": "secret", "shown": noise[: 40 * n]} for n in range(20)),
         {"event": "answer", "input": noise},

@@ -44,7 +44,8 @@ def test_the_set_up_screen_saves_a_preset_and_starts(tmp_path: Path) -> None:
     class Host(App[None]):
         def on_mount(self) -> None:
             values = initial_values(TableSettings(game="sport_mafia", lang="ru"), tmp_path)
-            self.push_screen(SetupScreen(load_catalog("ru"), values, tmp_path), chosen.append)
+            screen = SetupScreen(load_catalog("ru"), values, tmp_path)
+            self.push_screen(screen, chosen.append)  # type: ignore[arg-type]
 
     async def run() -> None:
         app = Host()

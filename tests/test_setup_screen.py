@@ -34,7 +34,7 @@ def run_setup(
         def on_mount(self) -> None:
             values = initial_values(settings, folder)
             screen = SetupScreen(load_catalog(settings.lang), values, folder)
-            self.push_screen(screen, chosen.append)
+            self.push_screen(screen, chosen.append)  # type: ignore[arg-type]
 
     async def main() -> None:
         app = Host()
@@ -104,7 +104,7 @@ def test_remembered_settings_are_shown_and_defaults_bring_back_the_defaults(
         await until(pilot, lambda: started(app))  # rebuilt, «Начать» in focus again
         screen = setup_of(app)
         assert float(screen.query_one("#opt-discussion_s", Input).value) == 300
-        assert screen.query_one("#remembered").render().plain == ""  # type: ignore[attr-defined]
+        assert screen.query_one("#remembered").render().plain == ""  # type: ignore[union-attr]
 
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
     text = " ".join(row.strip() for row in rows)  # the notice may wrap

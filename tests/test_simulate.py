@@ -112,7 +112,7 @@ class Watched:
         return getattr(self.inner, name)
 
     def answer(self, prompt: Prompt, alive: tuple[Seat, ...]) -> str | None:
-        text = self.inner.answer(prompt, alive)
+        text: str | None = self.inner.answer(prompt, alive)
         if text is not None:
             accept(prompt, text, {})  # raises IllegalPolicy for an answer it does not take
             if isinstance(self.inner, RandomPlayers):

@@ -105,7 +105,8 @@ def test_the_order_is_typed_at_the_table() -> None:
 def test_a_spoken_attempt_is_taken_for_its_own_prompt_only() -> None:
     prompt = count_prompt(Tag("d1", "vote", 4), 9)
     assert ask_once(prompt, [Attempt("d1.vote.4", "6")])[0] == CountAnswer(6)
-    stale = [Attempt("d1.vote.3", "6"), "2", ENTER]  # heard for the previous prompt
+    # Heard for the previous prompt:
+    stale: list[str | Attempt] = [Attempt("d1.vote.3", "6"), "2", ENTER]
     assert ask_once(prompt, stale)[0] == CountAnswer(2)
 
 
@@ -177,9 +178,9 @@ def pause_prompts(deal_hunter: bool) -> list[Prompt]:
 
     scenario = load_scenario(Path(__file__).parent / "scenarios" / "D-T3a.toml")
     if not deal_hunter:  # the same table with the hunter and a villager swapped
-        deal = dict(scenario.deal)
-        deal["4"], deal["7"] = "villager", "hunter"
-        scenario = scenario.model_copy(update={"deal": deal})
+        dealt = dict(scenario.deal)
+        dealt["4"], dealt["7"] = "villager", "hunter"
+        scenario = scenario.model_copy(update={"deal": dealt})
     variant, switches, deal = _prepare(scenario)
     seen: list[Prompt] = []
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
 from narrator.app import TableSettings, _run_game, chosen_game, prepare, speaking
@@ -66,7 +67,7 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float
     raise AssertionError("the screen never reached the expected state")
 
 
-def screen_rows(app: TableApp) -> list[str]:
+def screen_rows(app: App[Any]) -> list[str]:
     """What the terminal shows now, row by row (from textual's own screenshot)."""
     rows: dict[float, list[str]] = {}
     svg = app.export_screenshot()
@@ -134,7 +135,7 @@ async def play_onenight(seed: int, shots: bool = False) -> TableApp:
         for seat in range(1, 4):
             await until(
                 pilot,
-                lambda s=seat: (
+                lambda s=seat: (  # type: ignore[misc]
                     f"Игрок номер {s}: нажмите Enter" in app.page_lines[-1:][0]
                     if app.page_lines
                     else False
@@ -240,7 +241,7 @@ async def play_halloween() -> TableApp:
                 await pilot.press(str(choice), "enter")
                 await until(
                     pilot,
-                    lambda v=voter: app.live_view is None or f"{v}" not in app.live_view.label,
+                    lambda v=voter: app.live_view is None or f"{v}" not in app.live_view.label,  # type: ignore[misc]
                 )
             alive.remove(target)
             if day == 1:

@@ -167,9 +167,9 @@ def test_seat_lists_roles_repeats_and_sentences() -> None:
     assert gaps == [DASH_S, SENTENCE_S] * 4 + [DASH_S]
     # «Карт в центре: две»: the form the pronunciation file asks for, where it differs.
     intro = "Играем в «Ночь оборотня». Игроков: 5. Карт в центре: {}."
-    for center, said in ((2, "number.2.feminine"), (3, "number.3")):
+    for center, word in ((2, "number.2.feminine"), (3, "number.3")):
         pieces = plan("ru", "onenight.intro", intro.format(center))
-        assert pieces is not None and pieces[-1] == Spoken((said,))
+        assert pieces is not None and pieces[-1] == Spoken((word,))
     assert splice.number_words(2, "ru", "feminine") == "две"
     # A line that is only a number: the number alone.
     assert plan("ru", "sport.number", "7…") == (Spoken(("number.7",)),)

@@ -14,14 +14,14 @@ from narrator.app import unfinished_games
 from narrator.host.journal import unfinished_records
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
-# Short switches: the kill and the resume are the point, not the length of a speech.
+# The host's options, given to the game and to its resume alike; the kill and the resume
+# are the point, not the length of an answer.
+HOST = ["--demo", "--text", "--silent", "--answer-time", "2"]
+# Short rule switches for the game: a resume takes them from the record.
 SHORT = [
-    *("--answer-time", "2"),
     *("-o", "speech_s=1", "-o", "last_word_s=1", "-o", "defence_s=1", "-o", "meeting_s=1"),
     *("-o", "check_s=1"),
 ]
-DEMO = ["--demo", "--text", "--silent", *SHORT]
-RESUME = ["--demo", "--text", "--silent", "--answer-time", "2"]  # the switches are the record's
 
 
 def env(tmp: Path) -> dict[str, str]:
@@ -48,8 +48,9 @@ def wait_for_played_steps(records: Path, child: subprocess.Popen[bytes], steps: 
 
 def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     records = tmp_path / "records"
+    game = ["sport_mafia", "--seed", "3", *HOST, *SHORT]
     child = subprocess.Popen(
-        [*NARRATOR, "play", "sport_mafia", *DEMO, "--seed", "3", "--record-dir", str(records)],
+        [*NARRATOR, "play", *game, "--record-dir", str(records)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -74,7 +75,7 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("1  ") and "10 игроков" in lines[0]
 
     resumed = subprocess.run(
-        [*NARRATOR, "resume", "--record-dir", str(records), *RESUME],
+        [*NARRATOR, "resume", "--record-dir", str(records), *HOST],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

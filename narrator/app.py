@@ -57,7 +57,7 @@ from narrator.sound.output import (
 from narrator.voice.catalog import Catalog, load_catalog
 
 if TYPE_CHECKING:
-    from narrator.screen.tui import TableApp
+    from narrator.screen.tui import PausableClock, TableApp
     from narrator.voice.packs import VoicePack
 
 _LOGGER = logging.getLogger(__name__)
@@ -461,7 +461,7 @@ class Speaking:
 
     voice: Voice
     sound: Sound
-    output: DeviceOutput | FileOutput | None = None
+    output: DeviceOutput | FileOutput | OfflineOutput | None = None
     mixer: Mixer | None = None
     watch: SoundWatch | None = None  # pauses the game while the sound device is away
 
@@ -477,11 +477,13 @@ def speaking(
     screen: Screen,
     clock: Clock,
     progress: Callable[[int, int], None] | None = _progress,
+    offline: Callable[[Mixer], OfflineOutput] | None = None,
 ) -> Speaking:
     """Printed lines only, or speech and knocks through the sound card (or a WAV file).
 
     No voice to speak with gives printed lines; a missing voice or voice pack, the
-    next best (``speech_source``); either is said once before the game.
+    next best (``speech_source``); either is said once before the game. With
+    ``offline`` the mix is rendered as ``clock`` (a virtual clock over that output) moves.
     """
     if settings.voice is None:
         return Speaking(PrintVoice(screen), Silence())
@@ -496,6 +498,12 @@ def speaking(
     mixer = _mixer(settings, prepared.seed)
     output: DeviceOutput | FileOutput
     watch: SoundWatch | None = None
+    if offline is not None:
+        rendered = offline(mixer)
+        voice = AudioVoice(source, mixer, rendered.playback, clock, True, screen)
+        for key in fallbacks:
+            voice.say(key, prepared.catalog.text(key))
+        return Speaking(voice, NightSound(mixer, settings.ticks), rendered, mixer)
     problem = output_problem()
     if problem is None:
         output = DeviceOutput(mixer)
@@ -680,21 +688,29 @@ def _spoken_game(
 
 
 def table_app(
-    settings: TableSettings, prepared: Prepared, config: Path | None = None
+    settings: TableSettings,
+    prepared: Prepared,
+    config: Path | None = None,
+    *,
+    clock: PausableClock | None = None,
+    offline: Callable[[Mixer], OfflineOutput] | None = None,
 ) -> tuple[TableApp, dict[str, Speaking]]:
     """The full-screen table as ``narrator play`` runs it: the set-up screen, then the game
-    in a thread behind it, speaking with knocks; the state holds what it speaks with."""
+    in a thread behind it, speaking with knocks; the state holds what it speaks with.
+
+    ``clock`` and ``offline`` put the table on a virtual clock (the tests' whole games):
+    the mix is rendered into ``offline`` as that clock moves, not played."""
     from narrator.screen.setup import initial_values
     from narrator.screen.tui import PausableClock, TableApp, TuiScreen
 
-    clock = PausableClock()
+    clock = clock or PausableClock()
     state: dict[str, Speaking] = {}
 
     def game(app: TableApp) -> int:
         chosen, ready = chosen_game(app.setup, settings, prepared)
         screen = TuiScreen(app)
         screen.said(ready.catalog.text("tui.preparing"))
-        spoken = speaking(chosen, ready, screen, clock, progress=None)
+        spoken = speaking(chosen, ready, screen, clock, progress=None, offline=offline)
         state["spoken"] = spoken
         return _spoken_game(chosen, ready, screen, app.keys, spoken, clock)
 

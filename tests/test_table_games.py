@@ -2,9 +2,12 @@
 
 Each game starts on the set-up screen (Start has focus, Enter starts) and ends on the
 end screen, and every key the test presses is one a numeric keypad has. The narrator
-speaks through real espeak-ng (pyttsx3) and the night's knock bed plays, into a
-PulseAudio null sink. Every game runs at 80×24; «Ночь оборотня» and «Альянс дедукции»
-also at 120×40 (all eight games would take a quarter of an hour).
+speaks through real espeak-ng (pyttsx3) and the night's knock bed plays in the real
+mixer. Every game runs at 80×24 on the virtual clock, in lock step with the test
+(``tests.lockstep``): the mix is rendered, not played, and the clock stands still while
+the test reads the screen or types, so nothing depends on the machine's speed.
+«Ночь оборотня» also plays in real time into a PulseAudio null sink; it and «Альянс
+дедукции» play in real time at 120×40 in the `slow` tier.
 
 After every step the test reads the terminal (textual's own screenshot) and checks what
 it shows: the phase bar, the living and the dead in the seat ring, the speaker, the
@@ -15,8 +18,9 @@ terminal's edge, internal ids. The end screen is scrolled with 8 and 2 until eve
 seat's card (and the centre cards) and the timeline have been seen.
 
 The test knows the deal (a fixed seed) and plays to it: it knows who the wolves are.
-Every wait is a poll, with generous limits, for what the screen must show next; keys
-are sent only while the prompt they answer is open; nothing is measured in seconds.
+Every wait is a poll, with generous limits, for what the screen must show next (on the
+virtual clock, one step of the game at a time); keys are sent only while the prompt they
+answer is open; nothing is measured in seconds.
 """
 
 from __future__ import annotations
@@ -38,17 +42,19 @@ from narrator.host.table import question_of
 from narrator.ports import INTERRUPT
 from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
-from narrator.sound.output import DeviceOutput
+from narrator.sound.output import DeviceOutput, OfflineOutput
 from narrator.voice.catalog import load_catalog
 from narrator.voice.tts import SpeechCache, lines_to_render
+from tests.lockstep import Lockstep
 from tests.test_tui import check_secrets_stay_inside
 
 pytestmark = pytest.mark.timeout(1200)  # one game in real time on a busy machine; a hang fails
 
-SMALL = pytest.param((80, 24), id="80x24")
+Run = tuple[tuple[int, int], bool]  # the terminal's size; real time (else the virtual clock)
+SMALL = pytest.param(((80, 24), False), id="80x24")
 # The same game and checks at the large size: a real-time repetition (the `slow` tier); the
 # default tier plays every game at 80x24, and test_tui reads the table at 120x40.
-LARGE = pytest.param((120, 40), id="120x40", marks=pytest.mark.slow)
+LARGE = pytest.param(((120, 40), True), id="120x40-real-time", marks=pytest.mark.slow)
 # Textual's names of the keys a numeric keypad has: nothing else is pressed.
 KEYPAD = frozenset(
     {*"0123456789", "enter", "plus", "minus", "asterisk", "slash", "full_stop", "backspace"}
@@ -61,8 +67,12 @@ KEY_CHARS = {
     "backspace": None,
 }
 WAIT_S = 90.0  # the longest wait for one thing to appear; a loaded machine may be slow
+GAME_WAIT_S = 600.0  # on the virtual clock: the most game time one wait may let pass
 SETTLE_S = 10.0  # the longest a redraw may lag behind the table (a redraw takes milliseconds)
 RATE = 450  # words per minute: the fastest espeak-ng speaks, to keep a game short
+# espeak-ng, named (the best voices, hibari and Festival, ignore the rate; they have their
+# own tests: test_voice_engines, test_voice_tts).
+VOICES = {"en": "espeak:gmw/en-us", "ru": "espeak:zle/ru"}
 WINDOW_S = 5.0  # every night window: long enough to type in and read the screen
 LONG_S = 45.0  # speeches and day answers: the test ends them, they never run out
 # What an internal id looks like: a prompt id (n1.sheriff) or a snake_case token (can_shoot).
@@ -138,9 +148,11 @@ class Table:
         players: int,
         phases: list[str],
         leaving: tuple[str, ...],
+        clock: Lockstep | None = None,
     ) -> None:
         self.app = app
         self.pilot = pilot
+        self.clock = clock  # the virtual clock in the test's hands; None: real time
         self.players = players
         self.catalog = load_catalog(app.setup["lang"] if app.setup else "en")
         self.alive = set(range(1, players + 1))  # the test's own count, checked on hearing
@@ -192,9 +204,35 @@ class Table:
         return False
 
     async def until(self, condition: Callable[[], bool], what: str) -> None:
-        if not await self.poll(condition, WAIT_S):
+        """Until the game has moved on to ``condition`` (on the virtual clock, step by step)."""
+        if self.clock is None:
+            happened = await self.poll(condition, WAIT_S)
+        else:
+            happened = await self.steps(condition, self.clock)
+        if not happened:
             screen = "\n".join(screen_rows(self.app))
             raise AssertionError(f"never happened: {what}\n--- the screen:\n{screen}")
+
+    async def steps(
+        self, condition: Callable[[], bool], clock: Lockstep, game_s: float = GAME_WAIT_S
+    ) -> bool:
+        """Let the game go on one wait at a time until ``condition`` holds; False when it
+        ends first, or when ``game_s`` of game time pass."""
+        await self.pilot.pause(0.01)  # what the game said so far is on the app
+        end = clock.now() + game_s
+        while not condition():
+            if self.app.error is not None:
+                raise AssertionError("the game crashed") from self.app.error
+            if self.app.finished or clock.now() > end:
+                return condition()
+            await clock.step(lambda: not self.app.finished, WAIT_S)
+        return True
+
+    async def settle(self, condition: Callable[[], bool], what: str) -> None:
+        """Until the screen shows ``condition`` while the game stands where it is."""
+        if not await self.poll(condition, WAIT_S):
+            screen = "\n".join(screen_rows(self.app))
+            raise AssertionError(f"never shown: {what}\n--- the screen:\n{screen}")
 
     async def hear(
         self,
@@ -314,7 +352,7 @@ class Table:
             seen[:] = self.problems(rows, None)
             return not seen
 
-        await self.until(whole, f"the secret {text!r} on a consistent screen")
+        await self.settle(whole, f"the secret {text!r} on a consistent screen")
         if seen:
             problems = "; ".join(seen)
             raise AssertionError(
@@ -417,7 +455,10 @@ class Table:
             seen[:] = self.problems(rows, speaker)
             return not seen
 
-        await self.poll(settled, SETTLE_S)
+        if self.clock is None:
+            await self.poll(settled, SETTLE_S)
+        else:  # the game finishes what it is showing (a line, then the ring) as time goes on
+            await self.steps(settled, self.clock, SETTLE_S)
         if seen:  # not in time, or the game ended before the screen agreed with it
             raise AssertionError("; ".join(seen) + "\n--- the screen:\n" + "\n".join(rows))
         return rows
@@ -493,7 +534,7 @@ def settings_for(
         seed=seed,
         answer_s=LONG_S,
         record_dir=folder / "records",
-        voice="auto",
+        voice=VOICES[lang],
         rate=RATE,
         knocks=True,
         options=options,
@@ -503,19 +544,27 @@ def settings_for(
 
 async def play(
     settings: TableSettings,
-    size: tuple[int, int],
+    run: Run,
     phases: list[str],
     script: Callable[[Table], Any],
 ) -> tuple[Table, dict[str, Speaking]]:
     """From the set-up screen to leaving the end screen, with ``script`` playing the game."""
+    size, real_time = run
     cache = SpeechCache(settings.lang, rate=settings.rate)  # warm: the game starts at once
     cache.build(lines_to_render(settings.lang, settings.game))
     assert settings.record_dir is not None
-    app, state = table_app(settings, prepare(settings), settings.record_dir.parent / "config")
+    config = settings.record_dir.parent / "config"
+    clock = None if real_time else Lockstep()
+    if clock is None:
+        app, state = table_app(settings, prepare(settings), config)
+    else:
+        app, state = table_app(
+            settings, prepare(settings), config, clock=clock, offline=clock.output
+        )
     try:
         async with app.run_test(size=size) as pilot:
             leaving = DEPARTURES[settings.game]
-            table = Table(app, pilot, settings.players or 0, phases, leaving)
+            table = Table(app, pilot, settings.players or 0, phases, leaving, clock)
             await table.until(
                 lambda: squash(table.t("setup.start")) in squash("\n".join(screen_rows(app))),
                 "the set-up screen shows Start",
@@ -525,10 +574,16 @@ async def play(
             await table.press("enter")  # leave the end screen
             await table.until(lambda: not app.is_running, "the app closes")
     finally:
+        if clock is not None:
+            clock.let_go()
         stop_game(app, state)
     assert app.error is None and app.code == 0
     spoken = state["spoken"]
-    assert isinstance(spoken.output, DeviceOutput), "the game did not play to the sound card"
+    if clock is None:
+        assert isinstance(spoken.output, DeviceOutput), "the game did not play to the sound card"
+    else:
+        assert isinstance(spoken.output, OfflineOutput), "the game did not play on the clock"
+        assert spoken.mixer is not None and spoken.mixer.frame > 0, "nothing was mixed"
     assert isinstance(spoken.voice, AudioVoice)
     said = [value for kind, value in app.events if kind == "said"]
     assert [line.text for line in spoken.voice.timeline] == said[1:]  # all but «preparing»
@@ -581,8 +636,8 @@ async def finale(table: Table, winner: str, cards: tuple[str, ...], *timeline_li
 # --- «Ночь оборотня» ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [SMALL, LARGE])
-def test_a_whole_onenight_game_on_the_keypad(size: tuple[int, int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [SMALL, LARGE])
+def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
     settings = settings_for(tmp_path, "onenight", 5, "ru", 1, discussion_s=LONG_S)
     deal = prepare(settings).deal
     assert deal.seats == ("werewolf", "spirit", "high_inquisitor", "inquisitor", "inquisitor")
@@ -613,9 +668,9 @@ def test_a_whole_onenight_game_on_the_keypad(size: tuple[int, int], tmp_path: Pa
         await g.asked(g.t("label.discussion"))
         help_text = squash(g.t("tui.help").splitlines()[0])
         await g.press("slash")  # the keypad's help ...
-        await g.until(lambda: help_text in squash("\n".join(screen_rows(g.app))), "the help")
+        await g.settle(lambda: help_text in squash("\n".join(screen_rows(g.app))), "the help")
         await g.press("slash")  # ... and the same key closes it
-        await g.until(lambda: help_text not in squash("\n".join(screen_rows(g.app))), "no help")
+        await g.settle(lambda: help_text not in squash("\n".join(screen_rows(g.app))), "no help")
         await g.press("enter")  # the table ends the discussion early
         for key in ("onenight.vote_time", "onenight.vote_count", "onenight.vote_enter"):
             await g.hear(key)
@@ -633,15 +688,64 @@ def test_a_whole_onenight_game_on_the_keypad(size: tuple[int, int], tmp_path: Pa
             [*reveal_lines(g, final, deal.center), timeline(g, "day", 1, burned)],
         )
 
-    table, _ = asyncio.run(play(settings, size, ["n1", "d1"], script))
+    table, _ = asyncio.run(play(settings, run, ["n1", "d1"], script))
     assert table.app.farewell and table.app.farewell[0].startswith("Итог:")
+
+
+def test_a_short_onenight_game_in_real_time_through_the_sound_card(tmp_path: Path) -> None:
+    """Three seats in real time into PulseAudio: windows of roles left in the centre run
+    their full length, and a key typed in one shows nothing."""
+    settings = settings_for(  # nobody answers in a window: short ones, a short game
+        tmp_path, "onenight", 3, "en", 3, discussion_s=LONG_S, window_s=2.0
+    )
+    deal = prepare(settings).deal
+    assert deal.seats == ("inquisitor", "inquisitor", "werewolf")
+    assert deal.center == ("spirit", "high_inquisitor", "werewolf")
+
+    async def script(g: Table) -> None:
+        await g.hear("onenight.intro", players=3, center=3)
+        await g.hear("deal.start")
+        await g.deal(deal.seats)
+        await g.hear("deal.done")
+        await g.hear("onenight.night", phase="n1")
+        await g.window(("onenight.hi_wake", {}), ("onenight.hi_hint_2", {}))
+        shown = len(g.app.events)
+        await g.type("*13")  # nobody has this card: the keys change nothing on screen
+        # (typed late, after the window, they are dropped: the same nothing)
+        await g.hear("onenight.hi_sleep")
+        assert g.app.events[shown:].count(("line", g.t("screen.asleep"))) == 1
+        assert not [kind for kind, _ in g.app.events[shown:] if kind in ("secret", "live")]
+        await g.window(("onenight.wolves_wake", {}), ("onenight.wolves_hint", {}))
+        await g.secret(g.t("shown.werewolves_alone"))
+        await g.hear("onenight.wolves_sleep")
+        await g.window(("onenight.spirit_wake", {}), ("onenight.spirit_hint", {}))
+        await g.hear("onenight.spirit_sleep")
+        await g.hear("onenight.morning", phase="d1")
+        await g.hear("onenight.discussion")
+        await g.asked(g.t("label.discussion"))
+        await g.press("enter")
+        for key in ("onenight.vote_time", "onenight.vote_count", "onenight.vote_enter"):
+            await g.hear(key)
+        for voter, target in ((1, "3"), (2, "3"), (3, "1")):
+            await g.answer(g.t("prompt.vote", seat=voter), target)
+        await g.hear("onenight.burn_one", seat=3, out=(3,))
+        await g.hear("onenight.reveal_all")
+        await g.hear("onenight.win_burned_wolf")
+        await hear_reveal(g, deal.seats)
+        title = g.t("screen.winner", winner=g.t("winner.inquisition"))
+        burned = f"{g.t('screen.player', seat=3)} — {g.t('cause.burned')}"
+        await g.end(
+            title, [*reveal_lines(g, deal.seats, deal.center), timeline(g, "day", 1, burned)]
+        )
+
+    asyncio.run(play(settings, ((80, 24), True), ["n1", "d1"], script))
 
 
 # --- «Хэллоуинская мафия» ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [SMALL])
-def test_a_whole_halloween_game_on_the_keypad(size: tuple[int, int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [SMALL])
+def test_a_whole_halloween_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
     settings = settings_for(  # the seed's own seven (the set-up screen would recommend others)
         tmp_path, "halloween", 7, "en", 1, discussion_s=LONG_S, silence_s=1.0,
         roles="vampire=2,witch=1,hunter=1",
@@ -712,14 +816,14 @@ def test_a_whole_halloween_game_on_the_keypad(size: tuple[int, int], tmp_path: P
         voted = f"{g.t('screen.player', seat=7)} — {g.t('cause.voted')}"
         await finale(g, "villagers", deal.seats, timeline(g, "day", 1, voted))
 
-    asyncio.run(play(settings, size, ["n1", "d1", "n2", "d2"], script))
+    asyncio.run(play(settings, run, ["n1", "d1", "n2", "d2"], script))
 
 
 # --- «Свердловск Мафия Клуб» -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [SMALL])
-def test_a_whole_sport_mafia_game_on_the_keypad(size: tuple[int, int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [SMALL])
+def test_a_whole_sport_mafia_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
     settings = settings_for(
         tmp_path,
         "sport_mafia",
@@ -800,14 +904,14 @@ def test_a_whole_sport_mafia_game_on_the_keypad(size: tuple[int, int], tmp_path:
         checked = f"{g.t('role.sheriff')} (7), {g.t('timeline.sheriff')}: 5 — {g.t('secret.mafia')}"
         await finale(g, "red", deal.seats, timeline(g, "night", 1, checked))
 
-    asyncio.run(play(settings, size, ["n0", "d1", "n1", "d2"], script))
+    asyncio.run(play(settings, run, ["n0", "d1", "n1", "d2"], script))
 
 
 # --- «Альянс дедукции» ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", [SMALL, LARGE])
-def test_a_whole_alliance_game_on_the_keypad(size: tuple[int, int], tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [SMALL, LARGE])
+def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
     settings = settings_for(
         tmp_path,
         "alliance",
@@ -906,4 +1010,4 @@ def test_a_whole_alliance_game_on_the_keypad(size: tuple[int, int], tmp_path: Pa
         exploded = f"{g.t('screen.player', seat=8)} — {g.t('cause.exploded')}"
         await finale(g, "werewolves", deal.seats, timeline(g, "day", 1, exploded))
 
-    asyncio.run(play(settings, size, ["n1", "d1", "n2", "d2"], script))
+    asyncio.run(play(settings, run, ["n1", "d1", "n2", "d2"], script))

@@ -30,14 +30,22 @@ from narrator.rules.registry import get_variant, make_switches
 from narrator.screen.setup import initial_values
 from narrator.screen.tui import PausableClock, TableApp, TuiScreen
 from narrator.voice.catalog import load_catalog
+from tests.lockstep import Lockstep
 
 # The screenshots in docs/ are refreshed with NARRATOR_SCREENSHOTS=docs (scripts/screenshots.sh);
 # otherwise they go to a temporary folder, so a test run leaves the checkout as it was.
 DOCS = Path(os.environ.get("NARRATOR_SCREENSHOTS") or tempfile.mkdtemp(prefix="narrator-shots-"))
+STEP_S = 60.0  # the longest one step of the game may take in real time (a loaded machine)
 
 
-def make_app(settings: TableSettings, config: Path, with_setup: bool = True) -> TableApp:
-    clock = PausableClock()
+def make_app(
+    settings: TableSettings,
+    config: Path,
+    with_setup: bool = True,
+    clock: PausableClock | None = None,
+) -> TableApp:
+    """The table printing its lines; ``clock`` a ``Lockstep`` for a game in the test's time."""
+    clock = clock or PausableClock()
     prepared = prepare(settings)
 
     def game(app: TableApp) -> int:
@@ -60,6 +68,21 @@ def make_app(settings: TableSettings, config: Path, with_setup: bool = True) -> 
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float = 20) -> None:
+    """Until ``condition``: on a ``Lockstep`` clock the game moves one wait at a time (for
+    at most ``seconds`` of game time), else ``seconds`` of real time pass at most."""
+    clock = getattr(pilot.app, "clock", None)
+    if isinstance(clock, Lockstep):
+        app = pilot.app
+        assert isinstance(app, TableApp)
+        await pilot.pause(0.01)
+        end = clock.now() + seconds
+        while not condition():
+            if app.finished or clock.now() > end:
+                if condition():
+                    return
+                raise AssertionError("the game never reached the expected state")
+            await clock.step(lambda: not app.finished, STEP_S)
+        return
     for _ in range(int(seconds / 0.05)):
         if condition():
             return
@@ -126,7 +149,7 @@ def onenight_settings(seed: int, record: Path) -> TableSettings:
 
 async def play_onenight(seed: int, shots: bool = False) -> TableApp:
     record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
-    app = make_app(onenight_settings(seed, record), config)
+    app = make_app(onenight_settings(seed, record), config, clock=Lockstep())
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause(0.3)
         if shots:
@@ -218,7 +241,7 @@ async def play_halloween() -> TableApp:
     deal = prepare(settings).deal
     vampires = deal.seats_with("vampire")
     others = [s for s in range(1, 8) if s not in vampires]
-    app = make_app(settings, config, with_setup=False)
+    app = make_app(settings, config, with_setup=False, clock=Lockstep())
     async with app.run_test(size=(100, 40)) as pilot:
         for _ in range(7):
             await until(pilot, lambda: bool(app.page_lines) and "press Enter" in app.page_lines[-1])
@@ -271,7 +294,7 @@ def test_pause_freezes_the_clock() -> None:
 async def press_p_at_night_and_by_day() -> tuple[bool, bool, TableApp]:
     """P during the first night window, then P during the day vote."""
     record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
-    app = make_app(onenight_settings(3, record), config, with_setup=False)
+    app = make_app(onenight_settings(3, record), config, with_setup=False, clock=Lockstep())
     async with app.run_test(size=(100, 40)) as pilot:
         await deal_cards(pilot, app, 3)
         await until(pilot, lambda: app.live_view is not None and app.live_view.kind == "window")

@@ -64,6 +64,13 @@ class PausableClock:
         while (left := end - self.now()) > 0:
             time.sleep(min(left, 0.05))
 
+    def wait_key(self, keys: queue.Queue[str], timeout: float) -> str | None:
+        """The next key typed within ``timeout`` seconds of this clock, else None."""
+        try:
+            return keys.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+
     def toggle(self) -> bool:
         if self._paused_at is None:
             self._paused_at = time.monotonic()
@@ -81,9 +88,8 @@ class TuiKeys:
         self.keys: queue.Queue[str] = queue.Queue()
 
     def read(self, timeout: float) -> str | None:
-        try:
-            key = self.keys.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
+        key = self.clock.wait_key(self.keys, timeout)
+        if key is None:
             return None
         return None if self.clock.paused and key != INTERRUPT else key
 

@@ -113,6 +113,10 @@ class OfflineOutput:
         self._path = path
         self.keep = False
 
+    def stop(self) -> None:
+        """The end of a game played on it: the file, if any, is finished."""
+        self.close()
+
     def close(self) -> None:
         if self._file is not None:
             file, self._file = self._file, None

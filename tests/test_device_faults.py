@@ -4,8 +4,10 @@ Each test starts its own PulseAudio server (``tests/pulse.py``) and plays the to
 game (``tests/toy_variant.py``) through the app's own wiring (``speaking`` and
 ``_spoken_game``) on a thread, then breaks the sound under it: the server
 stopped and started again, ``pactl exit``, the sink suspended, the microphone's
-source suspended. The tests poll for the states they check with generous
-limits and never time anything: the machine is loaded.
+source suspended. A game is stopped by the table (Esc, then 1) as soon as its
+recovery has been seen; the server that goes away and comes back plays on to the
+game's end. The tests poll for the states they check with generous limits and
+never time anything: the machine is loaded.
 
 The people at the table are a fake (``Players``): the demo players' answers,
 plus the keys a test presses on the pause page.
@@ -158,8 +160,8 @@ def toy_settings(tmp_path: Path, **changes: Any) -> TableSettings:
         options={"window_s": 4},
         answer_s=8,
         record_dir=tmp_path / "records",
-        voice="auto",
-        rate=320,  # brisk speech: shorter games
+        voice="espeak:zle/ru",  # real espeak-ng at its fastest: shorter games
+        rate=450,
         knock_density=6.0,
     )
     return replace(settings, **changes)
@@ -189,6 +191,17 @@ class Table:
         self.thread.join(GAME_S)
         assert not self.thread.is_alive(), f"the game did not end: {self.screen.texts()[-8:]}"
         assert self.result == {"code": 0}, self.result
+
+    def stop_after(self, players: Players | None, text: str) -> None:
+        """The point is made once ``text`` is shown: the table stops the game (Esc, then 1)."""
+        assert players is not None
+        wait_for(lambda: text in self.screen.texts(), repr(text), GAME_S)
+        players.press(INTERRUPT)
+        wait_for(lambda: QUESTION in self.screen.texts(), "the stop question")
+        players.press("1")
+        self.thread.join(STATE_S)
+        assert not self.thread.is_alive(), f"the game did not stop: {self.screen.texts()[-8:]}"
+        assert self.result == {"code": 130}, self.result
 
 
 def play_toy(
@@ -235,12 +248,17 @@ def the_game_waits(table: Table) -> None:
     assert table.watch.clock.now() == now, "the game clock moved while the sound was gone"
 
 
-def the_window_ran_to_its_end(table: Table, tmp_path: Path) -> None:
+def the_window_ran_to_its_end(table: Table, tmp_path: Path, *, stopped: bool = False) -> None:
+    """The wolf's window lasted its length in game time; the record ends with the game's
+    end (or, ``stopped`` by the table after the point was made, with its stop)."""
     record = record_in(tmp_path / "records", "toy")
     (start,) = [e["t"] for e in record if e["event"] == "window"]
     (end,) = [e["t"] for e in record if e["event"] == "window_end"]
     assert end - start >= 4  # in game time: the pause is not part of it
-    assert record[-1]["event"] == "end" and record[-1]["winner"] in {"villagers", "werewolves"}
+    if stopped:
+        assert record[-1]["event"] == "aborted"
+    else:
+        assert record[-1]["event"] == "end" and record[-1]["winner"] in {"villagers", "werewolves"}
 
 
 # --- the sound device -------------------------------------------------------------------------
@@ -265,9 +283,7 @@ def test_the_server_goes_away_and_comes_back_and_the_game_finishes(
     the_window_ran_to_its_end(table, tmp_path)
 
 
-def test_the_table_chooses_silence_and_the_game_finishes(
-    pulse: PulseServer, tmp_path: Path
-) -> None:
+def test_the_table_chooses_silence_and_the_game_goes_on(pulse: PulseServer, tmp_path: Path) -> None:
     table, players = play_toy(toy_settings(tmp_path), players=True)
     assert players is not None
     wake_window_opens(table)
@@ -275,12 +291,12 @@ def test_the_table_chooses_silence_and_the_game_finishes(
     wait_for(pulse.exited, "the server to exit")
     the_game_waits(table)
     players.press("0")  # on the pause page: play on without sound
-    table.finish()  # the server never comes back
+    table.stop_after(players, RU.text("toy.morning"))  # the server never comes back
     texts = table.screen.texts()
     assert texts.index(RU.text("screen.sound_silent")) < texts.index(RU.text("toy.wolf_sleep"))
     assert table.device.silent and table.device.problem() is None
     assert table.screen.count(RU.text("screen.sound_back")) == 0
-    the_window_ran_to_its_end(table, tmp_path)
+    the_window_ran_to_its_end(table, tmp_path, stopped=True)
 
 
 def test_the_pause_is_the_same_for_every_deal(pulse: PulseServer, tmp_path: Path) -> None:
@@ -405,14 +421,14 @@ def test_the_microphone_goes_away_and_the_keypad_goes_on(
     pulse: PulseServer, tmp_path: Path
 ) -> None:
     settings, listen = voice_settings(tmp_path)
-    table, _ = play_toy(settings, players=True, listen=listen)
+    table, players = play_toy(settings, players=True, listen=listen)
     wake_window_opens(table)
     pulse.pactl("suspend-source", "mic", "1")  # the microphone delivers nothing more
     lost = "the microphone is gone (no audio for 2 s); keypad only from now on"
     wait_for(lambda: table.screen.count(lost) == 1, "the microphone to be missed")
-    table.finish()
-    said = [text for kind, text in table.screen.shown if kind == "said"]
     told = KO.message("say_lost")
+    table.stop_after(players, told)
+    said = [text for kind, text in table.screen.shown if kind == "said"]
     assert said.count(told) == 1
     # Said by day, not into the night window it was noticed in.
     assert said.index(RU.text("toy.morning")) < said.index(told)
@@ -421,12 +437,12 @@ def test_the_microphone_goes_away_and_the_keypad_goes_on(
 
 def test_the_server_goes_away_with_the_microphone(pulse: PulseServer, tmp_path: Path) -> None:
     settings, listen = voice_settings(tmp_path)
-    table, _ = play_toy(settings, players=True, listen=listen)
+    table, players = play_toy(settings, players=True, listen=listen)
     wake_window_opens(table)
     pulse.stop()
     the_game_waits(table)
     pulse.start()
-    table.finish()
+    table.stop_after(players, KO.message("say_lost"))
     texts = table.screen.texts()
     assert texts.count(RU.text("screen.sound_back")) == 1
     assert texts.count(KO.message("say_lost")) == 1  # keypad only from then on, said once

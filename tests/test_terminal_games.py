@@ -19,7 +19,8 @@ and after leaving it the terminal must show the winner, the roles and the
 record's path.
 
 These tests run in real time with real speech (minutes each): select them with
-``-m terminal`` (or by this file), leave them out with ``-m "not terminal"``.
+``-m terminal`` (or by this file), leave them out with ``-m "not terminal"``. The
+one at 80×24 is the default tier's tmux game, spoken briskly by espeak-ng.
 No step has a deadline shorter than ``STEP_S``; nothing asserts a duration.
 """
 
@@ -869,10 +870,15 @@ def test_onenight_in_a_real_terminal(tables: Callable[..., Table]) -> None:
     assert view.events[-1]["winner"] == "inquisition"  # seed 1: the werewolf at seat 1 burns
 
 
+# The default tier's one tmux game: espeak-ng at its fastest keeps it short (the best voice,
+# Festival at its natural pace, speaks the `terminal` tier's games).
+BRISK = ["--voice", "espeak:zle/ru", "--rate", "450"]
+
+
 def test_onenight_on_an_80_by_24_terminal(tables: Callable[..., Table]) -> None:
     table = tables(
         "onenight",
-        ["--players", "4", "--seed", "2", "--window", "8", "--discussion", "3", *COMMON],
+        ["--players", "4", "--seed", "2", "--window", "8", "--discussion", "3", *BRISK, *COMMON],
         size=(80, 24),
     )
     end = play(table, onenight, 4)

@@ -124,6 +124,10 @@ class Screen:
     def count(self, text: str) -> int:
         return self.texts().count(text)
 
+    def shows(self, text: str) -> Callable[[], bool]:
+        """Whether ``text`` has been shown: a condition to wait for."""
+        return lambda: text in self.texts()
+
     def index(self, text: str) -> int:
         return self.texts().index(text)
 
@@ -313,7 +317,7 @@ def test_the_pause_is_the_same_for_every_deal(pulse: PulseServer, tmp_path: Path
         pulse.pactl("suspend-sink", "speaker", "1")
         the_game_waits(table)
         players.press(INTERRUPT)
-        wait_for(lambda shown=table.screen: QUESTION in shown.texts(), "the stop question")  # type: ignore[misc]
+        wait_for(table.screen.shows(QUESTION), "the stop question")
         players.press("1")
         table.thread.join(GAME_S)
         assert table.result == {"code": 130}, table.result

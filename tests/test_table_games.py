@@ -26,7 +26,6 @@ answer is open; nothing is measured in seconds.
 from __future__ import annotations
 
 import asyncio
-import html
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -46,7 +45,7 @@ from narrator.sound.output import DeviceOutput, OfflineOutput
 from narrator.voice.catalog import load_catalog
 from narrator.voice.tts import SpeechCache, lines_to_render
 from tests.lockstep import Lockstep
-from tests.test_tui import check_secrets_stay_inside
+from tests.test_tui import check_secrets_stay_inside, screen_rows
 
 pytestmark = pytest.mark.timeout(1200)  # one game in real time on a busy machine; a hang fails
 
@@ -103,17 +102,6 @@ def _sound(pulse_audio: dict[str, str]) -> Iterator[None]:
 def squash(text: str) -> str:
     """Text without any whitespace: a line reads the same however the screen wrapped it."""
     return re.sub(r"\s+", "", text)
-
-
-def screen_rows(app: TableApp) -> list[str]:
-    """What the terminal shows now, row by row (from textual's own screenshot)."""
-    rows = [""] * app.size.height
-    svg = app.export_screenshot()
-    for row, body in re.findall(
-        r'<text[^>]*clip-path="url\(#[\w-]*-line-(\d+)\)"[^>]*>(.*?)</text>', svg
-    ):
-        rows[int(row)] += html.unescape(body).replace("\xa0", " ")
-    return rows
 
 
 def below_rule(rows: list[str]) -> list[str] | None:

@@ -92,11 +92,13 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float
 
 def screen_rows(app: App[Any]) -> list[str]:
     """What the terminal shows now, row by row (from textual's own screenshot)."""
-    rows: dict[float, list[str]] = {}
+    rows = [""] * app.size.height
     svg = app.export_screenshot()
-    for y, body in re.findall(r'<text[^>]*?y="([\d.]+)"[^>]*>(.*?)</text>', svg):
-        rows.setdefault(float(y), []).append(html.unescape(body))
-    return ["".join(rows[y]).replace("\xa0", " ") for y in sorted(rows)]
+    for row, body in re.findall(
+        r'<text[^>]*clip-path="url\(#[\w-]*-line-(\d+)\)"[^>]*>(.*?)</text>', svg
+    ):
+        rows[int(row)] += html.unescape(body).replace("\xa0", " ")
+    return rows
 
 
 def said(app: TableApp, text: str) -> Callable[[], bool]:
@@ -105,6 +107,15 @@ def said(app: TableApp, text: str) -> Callable[[], bool]:
 
 def asking(app: TableApp, label: str) -> Callable[[], bool]:
     return lambda: app.live_view is not None and label in app.live_view.label
+
+
+def not_asking(app: TableApp, label: str) -> Callable[[], bool]:
+    return lambda: app.live_view is None or label not in app.live_view.label
+
+
+def page_ends_with(app: TableApp, text: str) -> Callable[[], bool]:
+    """The newest line of the page contains ``text``."""
+    return lambda: bool(app.page_lines) and text in app.page_lines[-1]
 
 
 def check_secrets_stay_inside(app: TableApp) -> None:
@@ -156,14 +167,7 @@ async def play_onenight(seed: int, shots: bool = False) -> TableApp:
             app.save_screenshot(str(DOCS / "setup.svg"))
         await pilot.press("enter")  # «Начать»
         for seat in range(1, 4):
-            await until(
-                pilot,
-                lambda s=seat: (  # type: ignore[misc]
-                    f"Игрок номер {s}: нажмите Enter" in app.page_lines[-1:][0]
-                    if app.page_lines
-                    else False
-                ),
-            )
+            await until(pilot, page_ends_with(app, f"Игрок номер {seat}: нажмите Enter"))
             assert app.secret_text == "", "a card on screen before its player pressed a key"
             await pilot.press("enter")
             await until(pilot, lambda: app.secret_text.startswith("Ваша карта"))
@@ -262,10 +266,7 @@ async def play_halloween() -> TableApp:
                 await until(pilot, asking(app, f"{voter}"))
                 choice = target if voter != target else next(s for s in alive if s != voter)
                 await pilot.press(str(choice), "enter")
-                await until(
-                    pilot,
-                    lambda v=voter: app.live_view is None or f"{v}" not in app.live_view.label,  # type: ignore[misc]
-                )
+                await until(pilot, not_asking(app, f"{voter}"))
             alive.remove(target)
             if day == 1:
                 await until(pilot, said(app, f"Player number {target} is voted out"))

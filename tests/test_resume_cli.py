@@ -20,7 +20,7 @@ HOST = ["--demo", "--text", "--silent", "--answer-time", "2"]
 # Short rule switches for the game: a resume takes them from the record.
 SHORT = [
     *("-o", "speech_s=1", "-o", "last_word_s=1", "-o", "defence_s=1", "-o", "meeting_s=1"),
-    *("-o", "check_s=1"),
+    *("-o", "check_s=1", "-o", "shot_call_s=0.5"),
 ]
 
 

@@ -39,7 +39,6 @@ class Lockstep(PausableClock):
         self._paused = False
         self._free = False  # let go: the clock runs instantly from now on
         self._lock = threading.Condition()
-        self.waits = 0  # how many waits the game made (each a step of the test)
         self._time = 0.0  # the clock's time when nothing is rendered (printed lines only)
 
     # --- the game's side ------------------------------------------------------------------
@@ -91,7 +90,6 @@ class Lockstep(PausableClock):
                         return False
                     if self._steps > 0 and not self._paused:
                         self._steps -= 1
-                        self.waits += 1
                         return False
                     self._lock.wait(REAL_WAIT_S)
             finally:
@@ -120,3 +118,16 @@ class Lockstep(PausableClock):
                 return
             await asyncio.sleep(REAL_WAIT_S)
         raise AssertionError(f"the game did not stand still again within {seconds:g} s")
+
+    async def run_until(
+        self, condition: Callable[[], bool], ended: Callable[[], bool], game_s: float, step_s: float
+    ) -> bool:
+        """Let the game go on one wait at a time until ``condition`` holds; False when the
+        game has ``ended`` first or ``game_s`` of game time pass (each step at most
+        ``step_s`` of wall clock)."""
+        end = self.now() + game_s
+        while not condition():
+            if ended() or self.now() > end:
+                return condition()
+            await self.step(lambda: not ended(), step_s)
+        return True

@@ -207,14 +207,13 @@ class Table:
         """Let the game go on one wait at a time until ``condition`` holds; False when it
         ends first, or when ``game_s`` of game time pass."""
         await self.pilot.pause(0.01)  # what the game said so far is on the app
-        end = clock.now() + game_s
-        while not condition():
+
+        def ended() -> bool:
             if self.app.error is not None:
                 raise AssertionError("the game crashed") from self.app.error
-            if self.app.finished or clock.now() > end:
-                return condition()
-            await clock.step(lambda: not self.app.finished, WAIT_S)
-        return True
+            return self.app.finished
+
+        return await clock.run_until(condition, ended, game_s, WAIT_S)
 
     async def settle(self, condition: Callable[[], bool], what: str) -> None:
         """Until the screen shows ``condition`` while the game stands where it is."""
@@ -621,6 +620,24 @@ async def finale(table: Table, winner: str, cards: tuple[str, ...], *timeline_li
     await table.end(title, [*reveal_lines(table, cards), *timeline_lines])
 
 
+async def onenight_vote(
+    g: Table, votes: tuple[str, ...], burned: int, final: tuple[str, ...], center: tuple[str, ...]
+) -> None:
+    """The vote of a «Ночь оборотня» day (seat n votes ``votes[n-1]``), the werewolf at
+    ``burned`` burned, every card read out and the end screen."""
+    for key in ("onenight.vote_time", "onenight.vote_count", "onenight.vote_enter"):
+        await g.hear(key)
+    for voter, target in enumerate(votes, start=1):
+        await g.answer(g.t("prompt.vote", seat=voter), target)
+    await g.hear("onenight.burn_one", seat=burned, out=(burned,))
+    await g.hear("onenight.reveal_all")
+    await g.hear("onenight.win_burned_wolf")
+    await hear_reveal(g, final)
+    title = g.t("screen.winner", winner=g.t("winner.inquisition"))
+    cause = f"{g.t('screen.player', seat=burned)} — {g.t('cause.burned')}"
+    await g.end(title, [*reveal_lines(g, final, center), timeline(g, "day", 1, cause)])
+
+
 # --- «Ночь оборотня» ---------------------------------------------------------------------
 
 
@@ -660,21 +677,9 @@ def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.press("slash")  # ... and the same key closes it
         await g.settle(lambda: help_text not in squash("\n".join(screen_rows(g.app))), "no help")
         await g.press("enter")  # the table ends the discussion early
-        for key in ("onenight.vote_time", "onenight.vote_count", "onenight.vote_enter"):
-            await g.hear(key)
-        for voter in range(1, 6):  # everybody points at the werewolf, who points at 2
-            await g.answer(g.t("prompt.vote", seat=voter), "2" if voter == 1 else "1")
-        await g.hear("onenight.burn_one", seat=1, out=(1,))
-        await g.hear("onenight.reveal_all")
-        await g.hear("onenight.win_burned_wolf")
         final = ("werewolf", "inquisitor", "high_inquisitor", "spirit", "inquisitor")
-        await hear_reveal(g, final)
-        title = g.t("screen.winner", winner=g.t("winner.inquisition"))
-        burned = f"{g.t('screen.player', seat=1)} — {g.t('cause.burned')}"
-        await g.end(
-            title,
-            [*reveal_lines(g, final, deal.center), timeline(g, "day", 1, burned)],
-        )
+        # everybody points at the werewolf, who points at 2
+        await onenight_vote(g, ("2", "1", "1", "1", "1"), 1, final, deal.center)
 
     table, _ = asyncio.run(play(settings, run, ["n1", "d1"], script))
     assert table.app.farewell and table.app.farewell[0].startswith("Итог:")
@@ -712,19 +717,7 @@ def test_a_short_onenight_game_in_real_time_through_the_sound_card(tmp_path: Pat
         await g.hear("onenight.discussion")
         await g.asked(g.t("label.discussion"))
         await g.press("enter")
-        for key in ("onenight.vote_time", "onenight.vote_count", "onenight.vote_enter"):
-            await g.hear(key)
-        for voter, target in ((1, "3"), (2, "3"), (3, "1")):
-            await g.answer(g.t("prompt.vote", seat=voter), target)
-        await g.hear("onenight.burn_one", seat=3, out=(3,))
-        await g.hear("onenight.reveal_all")
-        await g.hear("onenight.win_burned_wolf")
-        await hear_reveal(g, deal.seats)
-        title = g.t("screen.winner", winner=g.t("winner.inquisition"))
-        burned = f"{g.t('screen.player', seat=3)} — {g.t('cause.burned')}"
-        await g.end(
-            title, [*reveal_lines(g, deal.seats, deal.center), timeline(g, "day", 1, burned)]
-        )
+        await onenight_vote(g, ("3", "3", "1"), 3, deal.seats, deal.center)
 
     asyncio.run(play(settings, ((80, 24), True), ["n1", "d1"], script))
 

@@ -75,14 +75,9 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], seconds: float
         app = pilot.app
         assert isinstance(app, TableApp)
         await pilot.pause(0.01)
-        end = clock.now() + seconds
-        while not condition():
-            if app.finished or clock.now() > end:
-                if condition():
-                    return
-                raise AssertionError("the game never reached the expected state")
-            await clock.step(lambda: not app.finished, STEP_S)
-        return
+        if await clock.run_until(condition, lambda: app.finished, seconds, STEP_S):
+            return
+        raise AssertionError("the game never reached the expected state")
     for _ in range(int(seconds / 0.05)):
         if condition():
             return

@@ -654,8 +654,13 @@ def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.deal(deal.seats)
         await g.hear("deal.done")
         await g.hear("onenight.night", phase="n1")
-        # The high inquisitor (3) looks at centre cards 1 and 3: *13 on the keypad.
+        # The high inquisitor (3) picks himself (refused, with the reason), types 9 and
+        # takes it back, then looks at centre cards 1 and 3: *13 on the keypad.
         await g.window(("onenight.hi_wake", {}), ("onenight.hi_hint_2", {}))
+        await g.type("3")
+        refused = squash(g.t("reason.self"))
+        await g.settle(lambda: refused in squash("\n".join(screen_rows(g.app))), "the refusal")
+        await g.press("9", "backspace")
         await g.type("*13")
         roles = ", ".join(g.t(f"role.{r}") for r in ("inquisitor", "werewolf"))
         await g.secret(g.t("screen.secret_roles", roles=roles))

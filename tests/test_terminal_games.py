@@ -712,16 +712,33 @@ def log_lines(screen: Screen) -> list[str]:
     return [r.rstrip(SCROLLBAR).strip() for r in rows[top + 1 :] if r.rstrip(SCROLLBAR).strip()]
 
 
+SGR = r"(?:\x1b\[[0-9;]*m)*"
+BAR_END = re.compile(rf"\x1b\[7m{SGR}[{SCROLLBAR}]{{1,2}}{SGR}$")  # the thumb: reverse video
+THUMB_END = re.compile(rf"\x1b\[7m{SGR}  {SGR}$")  # a row all thumb
+
+
+def log_can_scroll_down(table: Table) -> bool:
+    """Whether the log has more below: it has a scrollbar, and the scrollbar's thumb (drawn
+    in reverse video, seen only in a capture with its attributes) does not reach its last
+    row. A log that fits has no scrollbar at all."""
+    raw = table.tmux("capture-pane", "-p", "-e", "-t", "game").rstrip("\n").split("\n")
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", row).rstrip() for row in raw]
+    top = next(i for i, r in enumerate(plain) if r.strip() and set(r.strip()) <= {"─"})
+    rows = range(top + 1, len(raw))
+    bar = [i for i in rows if BAR_END.search(raw[i])]
+    return bool(bar) and not THUMB_END.search(raw[rows[-1]])
+
+
 def scroll(table: Table, screen: Screen, key: str) -> Screen | None:
-    """Press 8 or 2 once; the screen once the log moved, or None when it cannot move."""
+    """Press 8 or 2 once; the screen once the log moved, or None when 2 cannot move it (the
+    log's end is in sight). A scroll that should move the log and never does fails."""
+    if key == "2" and not log_can_scroll_down(table):
+        return None
     table.press(key)
-    deadline = time.monotonic() + 10  # a scroll that never shows: the end of the log
-    while time.monotonic() < deadline:
-        time.sleep(POLL_S)
-        now, _ = table.snap()
-        if log_lines(now) != log_lines(screen):
-            return now
-    return None
+    now, _ = table.wait(
+        f"the log to scroll with {key}", lambda s, v: log_lines(s) != log_lines(screen)
+    )
+    return now
 
 
 def merge(seen: list[str], view: list[str]) -> list[str]:
@@ -878,10 +895,10 @@ BRISK = ["--voice", "espeak:zle/ru", "--rate", "450"]
 def test_onenight_on_an_80_by_24_terminal(tables: Callable[..., Table]) -> None:
     table = tables(
         "onenight",
-        ["--players", "4", "--seed", "2", "--window", "8", "--discussion", "3", *BRISK, *COMMON],
+        ["--players", "3", "--seed", "9", "--window", "3", "--discussion", "1", *BRISK, *COMMON],
         size=(80, 24),
     )
-    end = play(table, onenight, 4)
+    end = play(table, onenight, 3)
     finish(table, end, "Escape")
 
 

@@ -22,7 +22,11 @@ export PATH="$ROOT/.venv/bin:$PATH"
 bash "$ROOT/scripts/check.sh"
 
 rc=0
-"$ROOT/.venv/bin/python" -m pytest -q --durations=15 "${tier[@]}" "$@" || rc=$?
+# Parallel workers (pytest-xdist): most of the suite's time is games waiting on the wall
+# clock, and every worker has its own PulseAudio server, tmux sockets, state and cache
+# folders (tests/conftest.py, tests/pulse.py). NARRATOR_TEST_WORKERS=0 runs in one process.
+workers=(-n "${NARRATOR_TEST_WORKERS:-4}" --dist loadgroup)
+"$ROOT/.venv/bin/python" -m pytest -q --durations=15 "${workers[@]}" "${tier[@]}" "$@" || rc=$?
 
 if ((rc == 5)); then
     echo "test: error: pytest collected no tests (exit 5); treating as failure" >&2

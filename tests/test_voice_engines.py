@@ -192,6 +192,27 @@ def test_a_dead_festival_is_started_again(tmp_path: Path) -> None:
     assert_speech(read(tmp_path / "two.wav"), shortest=0.2)
 
 
+def test_a_festival_gone_wrong_inside_is_started_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process whose Scheme state broke fails every line: the line is said by a fresh
+    process instead, and the engine keeps Festival's voice."""
+    festival = engines.engine("festival")
+    assert isinstance(festival, FestivalEngine)
+    voice = choose_voice("ru", FESTIVAL_RU)
+    festival.render("Раз.", tmp_path / "one.wav", voice, 170)
+    (before,) = festival_children()
+    process = festival._process
+    assert process is not None
+    process.ask("(define (utt.synth utt) ((lambda (a b) a) utt))", 99, 10)  # every synthesis fails now
+    with caplog.at_level(logging.WARNING):
+        festival.render("Два.", tmp_path / "two.wav", voice, 170)
+    (after,) = festival_children()
+    assert after != before
+    assert "festival failed" in caplog.text and "starting it again" in caplog.text
+    assert_speech(read(tmp_path / "two.wav"), shortest=0.2)
+
+
 def test_a_festival_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
     broken = FestivalEngine(program="/bin/false")
     voice = choose_voice("ru", FESTIVAL_RU)

@@ -377,6 +377,16 @@ class FestivalEngine:
                 try:
                     self._say(process, words, path, voice, rate)
                     break
+                except OSError as error:
+                    # A long-lived process can go wrong inside and fail line after line
+                    # (seen once in a test worker: «SIOD ERROR: too few arguments» in
+                    # the Russian voice's own code): a fresh process says the line, or
+                    # the line itself is at fault.
+                    if attempt:
+                        raise
+                    _LOGGER.warning("festival failed (%s); starting it again", error)
+                    process.stop()
+                    self._process = None
                 except _Dead:
                     why = "; ".join(process.errors) or f"exit code {process.popen.poll()}"
                     process.stop()

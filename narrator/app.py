@@ -730,7 +730,9 @@ def table_app(
         clock,
         on_pause=pause,
         on_repeat=repeat,
-        setup=initial_values(settings, config),
+        # A game continued with `narrator resume` goes on at once: no set-up screen, so
+        # no key can deal a new game instead of it.
+        setup=None if prepared.resumed_from is not None else initial_values(settings, config),
         config=config,
     )
     return app, state

@@ -256,18 +256,14 @@ def test_undo_replays_to_the_question_and_goes_on() -> None:
     assert unfinished(pathlike(), [{"event": "start", "deal": {"seats": []}}, *events]) is None
 
 
-def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path) -> None:
-    """A killed onenight game in the record folder: «Продолжить игру» lists it; chosen and
-    started, the game goes on from its first unfinished step, without dealing again."""
-    import asyncio
+ONENIGHT = ("onenight", 5, 7)  # game, players, seed
 
-    from textual.widgets import Select
 
-    from narrator.app import TableSettings
+def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
+    """A record folder holding one onenight game killed half way; its events."""
     from narrator.host.journal import Journal, unfinished_records
-    from tests.test_tui import make_app, said, until
 
-    game, players, seed = "onenight", 5, 7
+    game, players, seed = ONENIGHT
     _, reads = play(game, players, seed)
     cut, _ = play(game, players, seed, kill_at=reads // 2)
     records = tmp_path / "records"
@@ -277,6 +273,63 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
         journal.append(event)
     journal.close()
     assert len(unfinished_records(records)) == 1
+    return records, cut
+
+
+def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> None:
+    """`narrator resume` on the full screen: no set-up screen (whose Enter dealt a new
+    game), the stopped game goes on from where it stopped, and Enter cannot deal anew."""
+    import asyncio
+
+    from narrator.app import TableSettings, prepare_resumed, table_app, unfinished_games
+    from narrator.screen.setup import SetupScreen
+    from tests.lockstep import Lockstep
+    from tests.test_tui import said, until
+
+    records, cut = stopped_onenight(tmp_path)
+    settings = TableSettings(game="halloween", record_dir=records, answer_s=5, silent=True)
+    clock = Lockstep()
+    app, _ = table_app(
+        settings, prepare_resumed(unfinished_games(records)[0]), clock=clock, offline=clock.output
+    )
+
+    async def main() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            assert not isinstance(app.screen, SetupScreen), "the set-up screen came first"
+            await pilot.press("enter")  # the set-up screen's Start, had it been shown
+            await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
+            await pilot.press("escape")
+            await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
+            await pilot.press("1")
+            await until(pilot, lambda: app.finished, 60)
+            await pilot.press("escape")
+
+    try:
+        asyncio.run(main())
+    finally:
+        clock.let_go()
+    assert app.error is None
+    said_lines = [value for kind, value in app.events if kind == "said"]
+    assert not any(line.startswith("Играем в «Хэллоуинскую") for line in said_lines)
+    dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
+    done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
+    assert len(dealt) == ONENIGHT[1] - done_deals  # only the cards not yet seen are dealt
+
+
+def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path) -> None:
+    """A killed onenight game in the record folder: «Продолжить игру» lists it; chosen and
+    started, the game goes on from its first unfinished step, without dealing again."""
+    import asyncio
+
+    from textual.widgets import Select
+
+    from narrator.app import TableSettings
+    from narrator.host.journal import unfinished_records
+    from tests.test_tui import make_app, said, until
+
+    records, cut = stopped_onenight(tmp_path)
+    players = ONENIGHT[1]
     settings = TableSettings(game="halloween", record_dir=records, answer_s=5)
     app = make_app(settings, tmp_path / "config")
 

@@ -204,7 +204,8 @@ def test_a_festival_gone_wrong_inside_is_started_again(
     (before,) = festival_children()
     process = festival._process
     assert process is not None
-    process.ask("(define (utt.synth utt) ((lambda (a b) a) utt))", 99, 10)  # every synthesis fails now
+    # From now on every synthesis in this process fails.
+    process.ask("(define (utt.synth utt) ((lambda (a b) a) utt))", 99, 10)
     with caplog.at_level(logging.WARNING):
         festival.render("Два.", tmp_path / "two.wav", voice, 170)
     (after,) = festival_children()

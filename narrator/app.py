@@ -38,7 +38,7 @@ from narrator.host.outage import SoundWatch
 from narrator.host.table import GameStopped, Rewind, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
 from narrator.picture import draw_finished
-from narrator.ports import Clock, Keys, Screen, Sound, Voice
+from narrator.ports import STOP_SIGNALS, Clock, Keys, Screen, Sound, Terminated, Voice
 from narrator.record import GameRecord
 from narrator.resume import Done, Unfinished, unfinished
 from narrator.rules.core import Deal, Say, Switches, phase_kind, phase_number, shuffled_deal
@@ -86,14 +86,6 @@ def rules_rng(seed: int) -> random.Random:
     return random.Random(seed)
 
 
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP: stop the game as Ctrl-C does, keeping the record and the terminal."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """While a game runs in the main thread, SIGTERM and SIGHUP raise Terminated."""
@@ -104,8 +96,7 @@ def stop_on_signals() -> Iterator[None]:
     def stop(signum: int, _frame: FrameType | None) -> None:
         raise Terminated(signum)
 
-    names = ("SIGTERM", "SIGHUP")
-    wanted = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    wanted = [getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)]
     saved = {signum: signal.signal(signum, stop) for signum in wanted}
     try:
         yield

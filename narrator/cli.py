@@ -533,7 +533,7 @@ def _voice(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from narrator.app import Terminated
+    from narrator.ports import Terminated
 
     args = _parser().parse_args(argv)
     try:

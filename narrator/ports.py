@@ -18,6 +18,17 @@ BACKSPACE = "\x7f"
 INTERRUPT = "\x03"
 UNDO = "\x15"  # take back the last public answer (the keypad: / then 3)
 
+# The signals that stop a game as Ctrl-C does (the terminal closed, the system shutting down).
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP: stop the game as Ctrl-C does, keeping the record and the terminal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
 
 class Clock(Protocol):
     def now(self) -> float: ...

@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -50,7 +51,7 @@ pytestmark = [
 ]
 
 STEP_S = 180.0  # the longest wait for any one thing to appear (screen or record)
-POLL_S = 0.2
+POLL_S = 0.1
 LANG = "ru"
 CAT: Catalog = load_catalog(LANG)
 
@@ -305,18 +306,28 @@ class Table:
         return done.stdout
 
     def start(self) -> None:
-        command = [
-            *narrator_command(),
-            "play",
-            self.game,
-            "--record-dir",
-            str(self.records),
-            *self.args,
-        ]
-        line = f"{shlex.join(command)}; echo EXIT=$?; sleep 3600"
+        line = self.shell_line("play", self.game, *self.args)
         width, height = self.size
         self.tmux("new-session", "-d", "-s", "game", "-x", str(width), "-y", str(height), line)
         self.socket_path = Path(self.tmux("display-message", "-p", "#{socket_path}").strip())
+
+    def shell_line(self, command: str, *args: str) -> str:
+        """``narrator COMMAND ARGS`` on this table's record folder, then its exit status."""
+        words = [*narrator_command(), command, "--record-dir", str(self.records), *args]
+        return f"{shlex.join(words)}; echo EXIT=$?; sleep 3600"
+
+    def run_again(self, command: str, *args: str) -> None:
+        """The pane's program ended: ``narrator COMMAND ARGS`` in it now, on a clean pane."""
+        self.tmux("respawn-pane", "-k", "-t", "game", self.shell_line(command, *args))
+        self.tmux("clear-history", "-t", "game")
+
+    def narrator_pid(self) -> int:
+        """The narrator process running in the pane (the shell's child)."""
+        shell = self.tmux("display-message", "-p", "-t", "game", "#{pane_pid}").strip()
+        children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True)
+        pids = [int(pid) for pid in children.stdout.split()]
+        assert len(pids) == 1, f"the pane's shell has children {pids}"
+        return pids[0]
 
     def stop(self) -> None:
         """Kill the tmux server; keep every screen seen beside the record, for a post-mortem."""
@@ -480,6 +491,15 @@ def deal_waiting(screen: Screen) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def calling(seat: int) -> Callable[[Screen, View], bool]:
+    """The deal calls ``seat`` to look at the card."""
+
+    def called(screen: Screen, view: View) -> bool:
+        return deal_waiting(screen) == seat
+
+    return called
+
+
 def deal_one(table: Table, seat: int) -> None:
     """One player looks at the card: nothing before the key, the own card after it."""
     screen, view = table.settled(f"the call of seat {seat}")
@@ -515,14 +535,19 @@ def carry_out(table: Table, index: int, steps: Sequence[Step]) -> None:
             return
 
 
-def play(table: Table, policy: Policy, players: int) -> Screen:
-    """From the set-up screen to the end screen: deal, then answer every prompt."""
+def start_game(table: Table) -> None:
+    """The set-up screen, then Enter on «Начать» (which has the focus)."""
     start = t("setup.start")
     table.wait("the set-up screen", lambda s, v: any(r.strip().startswith(start) for r in s.rows))
     screen, _ = table.settled("the set-up screen drawn")
     assert screen.has(t("setup.voice")), screen.text
     assert any(row.strip().startswith(start) for row in screen.rows), screen.text
-    table.press("Enter")  # on «Начать», which has the focus
+    table.press("Enter")
+
+
+def play(table: Table, policy: Policy, players: int) -> Screen:
+    """From the set-up screen to the end screen: deal, then answer every prompt."""
+    start_game(table)
     handled: set[int] = set()
     dealt: set[int] = set()
     last: tuple[int, str] | None = None
@@ -900,6 +925,47 @@ def test_onenight_on_an_80_by_24_terminal(tables: Callable[..., Table]) -> None:
     )
     end = play(table, onenight, 3)
     finish(table, end, "Escape")
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_in_a_night_window_leaves_no_secret_and_the_game_resumes(
+    tables: Callable[..., Table], name: str
+) -> None:
+    """The lone werewolf's secret is on screen when the system stops the program (SIGTERM)
+    or the terminal goes away (SIGHUP): the secret leaves the screen, the terminal is
+    restored, the game says it was stopped and its record says «aborted». `narrator
+    resume` then goes on with that game at once, in the same window, and stops again."""
+    signum = getattr(signal, name)
+    game = ["--players", "3", "--seed", "1", "--window", "4", *BRISK, *COMMON]
+    table = tables("onenight", game, size=(80, 24))
+    start_game(table)
+    for seat in (1, 2, 3):
+        table.wait(f"the call of seat {seat}", calling(seat))
+        deal_one(table, seat)
+    secret = t("shown.werewolves_alone")  # seed 1: the werewolf at seat 1, the other in the centre
+
+    def stop_inside_the_window() -> str:
+        table.wait("the lone werewolf's secret", lambda s, v: s.box == secret)
+        os.kill(table.narrator_pid(), signum)
+        table.wait("the program to exit", lambda s, v: "EXIT=" in s.text)
+        printed = table.history()
+        lines = [line.strip() for line in printed.splitlines() if line.strip()]
+        assert f"EXIT={128 + signum}" in lines, printed
+        assert t("screen.quit") in lines, printed
+        assert squash(secret) not in squash(printed), f"the secret was left:\n{printed}"
+        assert not any(mark in printed for mark in "┏┃┗"), f"a box was left:\n{printed}"
+        assert "Traceback" not in printed, printed
+        assert table.events()[-1]["event"] == "aborted"
+        return printed
+
+    stop_inside_the_window()
+    first = table.events()
+    table.run_again("resume", *BRISK)
+    screen, _ = table.wait("the game again", lambda s, v: s.phase_bar.startswith("Ночь"))
+    assert not screen.has(t("setup.start")), f"a set-up screen on resume:\n{screen.text}"
+    stop_inside_the_window()
+    again = table.events()
+    assert again[0]["deal"] == first[0]["deal"] and again[0].get("resumed_from")
 
 
 def halloween(view: View, prompt: Event) -> Sequence[Step] | None:

@@ -8,8 +8,10 @@ wipes; the public log holds only what the narrator said.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import queue
+import signal
 import textwrap
 import threading
 import time
@@ -21,10 +23,11 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Digits, ProgressBar, Static
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live
+from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live, Terminated
 from narrator.rules.core import Prompt, PublicView, phase_kind, phase_number
 from narrator.voice.catalog import Catalog, load_catalog
 
@@ -80,18 +83,29 @@ class PausableClock:
         return self.paused
 
 
+STOP_GRACE_S = 3.0  # after SIGTERM or SIGHUP, how long the game has to stop on its own
+
+
 class TuiKeys:
     """Keys from the app to the table loop; while paused nothing is typed."""
 
     def __init__(self, clock: PausableClock) -> None:
         self.clock = clock
         self.keys: queue.Queue[str] = queue.Queue()
+        self.signum: int | None = None  # a stop signal came: the next read raises Terminated
 
     def read(self, timeout: float) -> str | None:
         key = self.clock.wait_key(self.keys, timeout)
+        if self.signum is not None:
+            raise Terminated(self.signum)
         if key is None:
             return None
         return None if self.clock.paused and key != INTERRUPT else key
+
+    def terminate(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: the game stops at its next read of a key (one is woken)."""
+        self.signum = signum
+        self.keys.put(INTERRUPT)
 
     def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         """Keys mean the same at every prompt (narrator.rules.codec): nothing to switch."""
@@ -255,6 +269,12 @@ class TableApp(App[int]):
 
     def on_mount(self) -> None:
         self.title = "narrator"
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop = asyncio.get_running_loop()  # no signal handlers on Windows' loop
+            for name in STOP_SIGNALS:
+                if hasattr(signal, name):
+                    signum = getattr(signal, name)
+                    loop.add_signal_handler(signum, self.terminate, signum)
         self.query_one("#phase", Static).update(
             self.t("tui.phase", phase=self.t("tui.phase_setup"))
         )
@@ -361,6 +381,20 @@ class TableApp(App[int]):
         """R (or / 2): say the last line again; at night it does nothing."""
         if not self.night and self.on_repeat is not None and self.last_said:
             self.on_repeat(self.last_said)
+
+    def terminate(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: the secret leaves the screen at once; the game stops as
+        Esc then 1 stops it (its record says «aborted»), and the app leaves, restoring
+        the terminal. A game that does not stop in ``STOP_GRACE_S`` is left behind."""
+        code = 128 + signum
+        if self._thread is None or self.finished:
+            self.exit(code)
+            return
+        with contextlib.suppress(NoMatches):  # a help page may be over the table
+            self.show_clear()
+        self.leaving = True
+        self.keys.terminate(signum)
+        self.set_timer(STOP_GRACE_S, lambda: self.exit(code))
 
     def action_ask_stop(self) -> None:
         if self.finished or self._thread is None:

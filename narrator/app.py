@@ -162,6 +162,7 @@ class Prepared:
     seed: int
     players: int
     replay: tuple[Done, ...] = ()  # a resumed game: the steps played before it stopped
+    kept: tuple[Done, ...] = ()  # ... and the answers given in the window it stopped in
     resumed_from: Path | None = None  # ... and the record it continues
 
 
@@ -363,9 +364,11 @@ class RewindingTable:
     ) -> None:
         self.settings, self.prepared, self.record = settings, prepared, record
         self.terminal, self.ports = terminal, ports
-        self.driver = self._driver(prepared.replay, record_replay=True)
+        self.driver = self._driver(prepared.replay, record_replay=True, kept=prepared.kept)
 
-    def _driver(self, replay: Sequence[Done], record_replay: bool) -> TableDriver:
+    def _driver(
+        self, replay: Sequence[Done], record_replay: bool, kept: Sequence[Done] = ()
+    ) -> TableDriver:
         return TableDriver(
             self.prepared.catalog,
             self.record,
@@ -377,6 +380,7 @@ class RewindingTable:
             sound=self.ports.sound,
             replay=replay,
             record_replay=record_replay,
+            kept=kept,
         )
 
     def play(self) -> None:
@@ -576,6 +580,7 @@ def prepare_resumed(game: Unfinished) -> Prepared:
         seed,
         deal.players,
         replay=tuple(game.steps),
+        kept=tuple(game.kept),
         resumed_from=game.path,
     )
 

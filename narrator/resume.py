@@ -65,6 +65,17 @@ class Mismatch(ConfigError):
 def replayed(events: Iterable[Mapping[str, Any]]) -> list[Done]:
     """The steps of a record to replay: every ``done``, less what an ``undo`` took back,
     less whatever was answered inside a window the record left open."""
+    return _split(events)[0]
+
+
+def kept(events: Iterable[Mapping[str, Any]]) -> list[Done]:
+    """The answers given inside the window the record left open: written the moment they
+    were accepted, they are that window's answers again when it is run again."""
+    return [step for step in _split(events)[1] if step.kind == "reply" and step.answer is not None]
+
+
+def _split(events: Iterable[Mapping[str, Any]]) -> tuple[list[Done], list[Done]]:
+    """The steps to replay, and those done inside a window that never closed."""
     done: list[Done] = []
     phase = ""
     open_at: int | None = None  # the steps before the window that never closed
@@ -85,7 +96,7 @@ def replayed(events: Iterable[Mapping[str, Any]]) -> list[Done]:
                 raise ConfigError(f"the record has a broken undo: {keep!r}")
             del done[keep:]
             open_at = None
-    return done if open_at is None else done[:open_at]
+    return (done, []) if open_at is None else (done[:open_at], done[open_at:])
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,7 @@ class Unfinished:
     start: Mapping[str, Any]  # the record's start event: seed, options, deal
     steps: Sequence[Done]
     lost: bool  # the record could not be written to the end (a full disk)
+    kept: Sequence[Done] = ()  # answered inside the window it stopped in (``kept``)
 
 
 def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
@@ -124,4 +136,5 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         start=start,
         steps=replayed(events),
         lost=any(e.get("event") == "lost" for e in events),
+        kept=kept(events),
     )

@@ -46,6 +46,8 @@ class PolicyKeys:
         self.kill_at = kill_at
         self.reads = 0
         self.queue: deque[str] = deque()
+        self.record: GameRecord | None = None  # given: ``marks`` notes its length per read
+        self.marks: list[int] = []
 
     def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
         self.queue.clear()
@@ -58,6 +60,8 @@ class PolicyKeys:
 
     def read(self, timeout: float) -> str | Attempt | None:
         self.reads += 1
+        if self.record is not None:
+            self.marks.append(len(self.record.events))
         if self.kill_at is not None and self.reads >= self.kill_at:
             raise Killed
         if self.queue:
@@ -69,7 +73,7 @@ class PolicyKeys:
 
 
 def table(
-    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None
+    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None, kept: Any = ()
 ) -> TableDriver:
     return TableDriver(
         load_catalog("ru"),
@@ -80,6 +84,7 @@ def table(
         clock=keys.clock,
         answer_s=5,
         replay=replay,
+        kept=kept,
     )
 
 
@@ -91,11 +96,17 @@ def setup(game: str, players: int, seed: int) -> tuple[Any, Any, Deal]:
     return variant, switches, deal
 
 
-def play(game: str, players: int, seed: int, kill_at: int | None = None) -> tuple[GameRecord, int]:
+def play(
+    game: str, players: int, seed: int, kill_at: int | None = None, marks: list[int] | None = None
+) -> tuple[GameRecord, int]:
+    """A game, or its part up to the ``kill_at``-th read of a key; ``marks`` gets the
+    record's length at each read."""
     variant, switches, deal = setup(game, players, seed)
     clock = FakeClock()
     keys = PolicyKeys(clock, f"{game}{seed}", kill_at)
     record = GameRecord()
+    if marks is not None:
+        keys.record, keys.marks = record, marks
     record.start(
         game=game,
         deal={"seats": list(deal.seats), "center": list(deal.center)},
@@ -108,14 +119,18 @@ def play(game: str, players: int, seed: int, kill_at: int | None = None) -> tupl
     return record, keys.reads
 
 
-def resume(game: str, players: int, seed: int, events: list[dict[str, Any]]) -> GameRecord:
+def resume(
+    game: str, players: int, seed: int, events: list[dict[str, Any]], salt: str = ""
+) -> GameRecord:
+    """The game continued from ``events``; ``salt``: a table that would answer otherwise."""
     variant, switches, deal = setup(game, players, seed)
     stopped = unfinished(pathlike(), events)
     assert stopped is not None, "an interrupted record must be resumable"
-    keys = PolicyKeys(FakeClock(), f"{game}{seed}")
+    keys = PolicyKeys(FakeClock(), f"{game}{seed}{salt}")
     record = GameRecord()
     record.start(game=game, deal={"seats": list(deal.seats)}, players=players, seed=seed)
-    table(record, keys, stopped.steps).run(variant.new_game(deal, switches, rules_rng(seed)))
+    driver = table(record, keys, stopped.steps, kept=stopped.kept)
+    driver.run(variant.new_game(deal, switches, rules_rng(seed)))
     return record
 
 
@@ -194,6 +209,55 @@ def test_an_open_window_is_run_again_from_its_start() -> None:
     ]
     again = next(e for e in after if e["event"] == "window")
     assert again["prompt"] == open_window["prompt"] and again["seconds"] == open_window["seconds"]
+
+
+def night_answers(events: list[dict[str, Any]]) -> dict[int, tuple[str, Any]]:
+    """Every answer given inside a wake window: its event's index → (prompt id, answer)."""
+    answers, inside = {}, False
+    for index, event in enumerate(events):
+        if event["event"] == "window":
+            inside = True
+        elif event["event"] == "window_end":
+            inside = False
+        elif inside and event["event"] == "done" and event["kind"] == "reply" and event["answer"]:
+            answers[index] = (event["id"], event["answer"])
+    return answers
+
+
+def action(prompt_id: str) -> str:
+    return prompt_id.split(".")[1]
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+def test_a_window_answered_before_the_stop_keeps_its_answer(game: str, players: int) -> None:
+    """Killed inside a window just after its answer, resumed at a table that would answer
+    otherwise: the window runs again, its answer is the one given, and what it showed is
+    shown again — for every kind of night action the game has."""
+    kinds: set[str] = set()
+    tried: set[str] = set()
+    for seed in range(1, 9):
+        marks: list[int] = []
+        whole, _ = play(game, players, seed, marks=marks)
+        for index, (pid, answer) in night_answers(whole.events).items():
+            kinds.add(action(pid))
+            if action(pid) in tried:
+                continue
+            tried.add(action(pid))
+            kill_at = next(k for k, length in enumerate(marks, start=1) if length > index)
+            cut, _ = play(game, players, seed, kill_at=kill_at)
+            assert cut.events[index]["id"] == pid  # the record holds the answer ...
+            assert not any(e["event"] == "window_end" for e in cut.events[index:])  # ... open
+            shown = [
+                (e["prompt"], e["shown"]) for e in cut.events[index:] if e["event"] == "secret"
+            ]
+            resumed = resume(game, players, seed, cut.events, salt="another table")
+            events = resumed.events
+            live = events[next(i for i, e in enumerate(events) if e["event"] == "resumed") :]
+            again = [(p, a) for p, a in night_answers(live).values() if p == pid]
+            assert again == [(pid, answer)], (pid, answer, again)
+            secrets = [(e["prompt"], e["shown"]) for e in live if e["event"] == "secret"]
+            assert set(shown) <= set(secrets), (shown, secrets)
+    assert tried == kinds and kinds, (tried, kinds)
 
 
 def undo_at_day_prompt(keys: PolicyKeys, number: int) -> None:

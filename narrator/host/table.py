@@ -111,6 +111,7 @@ class TableDriver(Driver):
         sound: Sound | None = None,
         replay: Sequence[Done] = (),
         record_replay: bool = True,
+        kept: Sequence[Done] = (),
     ) -> None:
         super().__init__(catalog, record)
         self.sound: Sound = sound or Silence()
@@ -141,6 +142,9 @@ class TableDriver(Driver):
             self.record = GameRecord()  # undo: the record already holds these events
         self._labels: dict[str, str] = {}  # prompt id → the label it was asked with
         self._window_done: str | None = None  # the window the last Sleep closed
+        # Answers given in the window a resumed game stopped in: the window runs again and
+        # they are its answers again (the result shown anew); no new answer is taken.
+        self._kept = {step.id: step.answer for step in kept if step.answer is not None}
 
     def _now(self) -> float:
         """Game time: the clock, less the time the table spent on the stop question by day."""
@@ -267,14 +271,17 @@ class TableDriver(Driver):
                     entry.reason = ""
                 continue
             if accepted is not None:
-                answer = codec.shown(accepted, self.t)
-                said = f"{question_of(label)} {answer} — {self.t('screen.accepted')}"
-                self.screen.line(said.strip())
+                self.screen.line(self._accepted_line(label, accepted))
                 if on_answer is not None:
                     on_answer(accepted)
                 if stop_on_answer:
                     return False
         return True
+
+    def _accepted_line(self, label: str, answer: Answer) -> str:
+        """«4 — Принято.», after the question by day."""
+        shown = codec.shown(answer, self.t)
+        return f"{question_of(label)} {shown} — {self.t('screen.accepted')}".strip()
 
     def _noted(
         self,
@@ -450,7 +457,13 @@ class TableDriver(Driver):
             end, total = self._now() + self.answer_s, self.answer_s
             label = self._label(prompt, self.game)
             self._labels[prompt.id] = label
-        self._run(end, total, label, entry, stop_on_answer=True)
+        kept = self._kept.pop(prompt.id, None) if self._window is not None else None
+        if kept is not None:  # answered before the stop: the same answer, no other
+            entry.answered, entry.answer = True, kept
+            self.screen.live(self._live(end - self._now(), total, label, entry))
+            self.screen.line(self._accepted_line(label, kept))
+        else:
+            self._run(end, total, label, entry, stop_on_answer=True)
         self.keys.expect(None)
         if prompt.calls:
             self._take_calls(prompt, entry)
@@ -497,6 +510,7 @@ class TableDriver(Driver):
         self._window = None
         self._ticks = []
         self._window_entry = None
+        self._kept.clear()  # only the window run again has them
         self.screen.clear()
         self.screen.line(self.t("screen.asleep"))
 

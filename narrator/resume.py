@@ -8,7 +8,8 @@ secret — until the first step the record did not finish. That one is played
 live: an open window is run again from its start with its full length (and a
 secret is shown again only inside its owner's window) — an answer already given in
 it is its answer again (``kept``: written the moment it was accepted), never a
-second one — a speech starts again, a vote is asked again. Undo is the same replay, cut before the answer taken back.
+second one — a speech starts again, a vote is asked again. Undo is the same
+replay, cut before the answer taken back.
 
 The record's ``done`` events are those outcomes, in order (:class:`Done`):
 ``reply`` (an answer, or none, at a prompt or a timer), ``window`` (a wake

@@ -193,6 +193,37 @@ def test_choosing_english_shows_the_screen_in_english(tmp_path: Path) -> None:
     assert chosen[0]["lang"] == "en" and chosen[0]["voice"] is None
 
 
+def test_8_and_2_choose_in_a_closed_list_and_enter_keeps_the_choice(tmp_path: Path) -> None:
+    """«Язык» with the keypad alone: 2 chooses the next language at once (the screen then
+    speaks it), 8 the one before; Enter opens the list on the chosen one and Enter
+    again keeps it."""
+    seen: list[str] = []
+
+    def lang(app: App[None]) -> Select[Any]:
+        return setup_of(app).query_one("#lang", Select)
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        lang(app).focus()
+        await pilot.press("2")
+        await until(pilot, lambda: "Set-up" in screen_rows(app)[0] and lang(app).value == "en")
+        await until(pilot, lambda: app.focused is lang(app))  # rebuilt, the list in focus
+        await pilot.press("8")
+        await until(pilot, lambda: "Set-up" not in screen_rows(app)[0])
+        await until(pilot, lambda: lang(app).value == "ru" and app.focused is lang(app))
+        await pilot.press("8")  # the first entry stays
+        await pilot.pause()
+        assert lang(app).value == "ru"
+        await pilot.press("enter")  # the list opens on «русский» ...
+        await until(pilot, lambda: lang(app).expanded)
+        await pilot.press("enter")  # ... and it stays
+        await until(pilot, lambda: not lang(app).expanded)
+        seen.append(str(lang(app).value))
+        setup_of(app).query_one("#start").focus()
+
+    chosen = run_setup(TableSettings(game="onenight", lang="ru"), tmp_path, steps)
+    assert seen == ["ru"] and chosen[0]["lang"] == "ru"
+
+
 def test_speech_volume_is_a_setting_and_is_checked(tmp_path: Path) -> None:
     problems: list[str] = []
 

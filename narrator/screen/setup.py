@@ -467,8 +467,9 @@ class SetupScreen(Screen[dict[str, Any]]):
             return self.t("setup.length_fixed", median=median)
         return self.t("setup.length", low=low, median=median, high=high)
 
-    def _rebuilt(self, values: dict[str, Any]) -> None:
-        """The screen again for other values (a game, a language, a preset, the defaults)."""
+    def _rebuilt(self, values: dict[str, Any], focus: str = "start") -> None:
+        """The screen again for other values (a game, a language, a preset, the defaults),
+        with ``focus`` (the id of the field that changed them) in focus."""
         if isinstance(values, SetupValues):
             self.given, self.remembered = dict(values.given), dict(values.remembered)
             self.defaults = dict(values.defaults)
@@ -477,22 +478,22 @@ class SetupScreen(Screen[dict[str, Any]]):
             self.remembered = {}
         self.values = dict(values)
         self.catalog = load_catalog(str(self.values["lang"]))
-        self.run_worker(self._recomposed(), exclusive=True, group="rebuild")
+        self.run_worker(self._recomposed(focus), exclusive=True, group="rebuild")
 
-    async def _recomposed(self) -> None:
+    async def _recomposed(self, focus: str) -> None:
         await self.recompose()
-        self.query_one("#start", Button).focus()
+        self.query_one(f"#{focus}").focus()
         self._preview()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self.values["game"]:
             given = {k: v for k, v in self.given.items() if k != "options"}
-            self._rebuilt(values_for(str(event.value), given, self.folder))
+            self._rebuilt(values_for(str(event.value), given, self.folder), focus="game")
             return
         if event.select.id == "lang" and event.value != self.values["lang"]:
             values = self._checked() or dict(self.values)
             values["lang"] = event.value
-            self._rebuilt(values)
+            self._rebuilt(values, focus="lang")
             return
         if event.select.id == "load" and isinstance(event.value, str):
             loaded = load_saved(preset_path(event.value, self.folder))
@@ -502,11 +503,18 @@ class SetupScreen(Screen[dict[str, Any]]):
         self.call_after_refresh(self._preview)
 
     def on_key(self, event: Any) -> None:
-        """On the keypad 8 and 2 are the arrows, outside a text field (an open list too)."""
+        """On the keypad 8 and 2 are the arrows outside a text field: on a closed list they
+        choose its previous or next entry at once (Enter opens the whole list), inside
+        an open list they move in it."""
         arrow = {"8": "up", "2": "down"}.get(event.key)
-        if arrow is not None and not isinstance(self.app.focused, Input):
-            event.stop()
-            event.prevent_default()
+        focused = self.app.focused
+        if arrow is None or isinstance(focused, Input):
+            return
+        event.stop()
+        event.prevent_default()
+        if isinstance(focused, Select) and not focused.expanded:
+            step_choice(focused, -1 if arrow == "up" else 1)
+        else:
             self.app.simulate_key(arrow)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -545,6 +553,15 @@ class SetupScreen(Screen[dict[str, Any]]):
             return
         save(last_path(values["game"], self.folder), _saved(values))
         self.dismiss(values)
+
+
+def step_choice(select: Select[Any], step: int) -> None:
+    """The entry ``step`` places from the chosen one (no further than the first or last)."""
+    values = [value for _, value in select._options if value is not Select.BLANK]
+    if not values:
+        return
+    at = values.index(select.value) if select.value in values else -1
+    select.value = values[min(max(at + step, 0), len(values) - 1)]
 
 
 def default_players(variant: Any) -> int:

@@ -401,10 +401,10 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
         async with app.run_test(size=(100, 40)) as pilot:
             await until(pilot, lambda: bool(app.screen.query("#resume")))
             choice = app.screen.query_one("#resume", Select)
-            choice.value = str(unfinished_records(records)[0])
-            await pilot.pause()
-            app.screen.query_one("#start").focus()
-            await pilot.pause()
+            await until(pilot, lambda: app.focused is choice)  # the stopped game comes first
+            await pilot.press("2")  # on the keypad: 2 chooses it, «Начать» takes the focus
+            await until(pilot, lambda: choice.value == str(unfinished_records(records)[0]))
+            await until(pilot, lambda: getattr(app.focused, "id", None) == "start")
             await pilot.press("enter")
             await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
             await pilot.press("escape")

@@ -224,6 +224,36 @@ def test_8_and_2_choose_in_a_closed_list_and_enter_keeps_the_choice(tmp_path: Pa
     assert seen == ["ru"] and chosen[0]["lang"] == "ru"
 
 
+def test_plus_stops_only_on_fields_and_an_unnamed_preset_is_refused(tmp_path: Path) -> None:
+    """+ from «Начать» goes round every field and button and back, never onto something
+    invisible; «Сохранить набор» with no name says so and saves nothing."""
+    stops: list[Any] = []
+    problems: list[str] = []
+
+    async def steps(pilot: Any, app: App[None]) -> None:
+        for _ in range(200):
+            await pilot.press("plus")
+            stops.append(app.focused)
+            if started(app):
+                break
+        setup_of(app).query_one("#save").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        problems.append(str(setup_of(app).query_one("#problem").render()))
+        setup_of(app).query_one("#start").focus()
+
+    run_setup(TableSettings(game="halloween", lang="ru"), tmp_path, steps)
+    kinds = {type(widget).__name__ for widget in stops}
+    assert started_id(stops[-1]) and kinds <= {"Button", "Input", "Select", "Switch"}, kinds
+    assert len(stops) > 10  # every field on the way
+    assert problems == [load_catalog("ru").text("setup.preset_unnamed")]
+    assert not (tmp_path / "presets").exists() or not list((tmp_path / "presets").iterdir())
+
+
+def started_id(widget: Any) -> bool:
+    return getattr(widget, "id", None) == "start"
+
+
 def test_speech_volume_is_a_setting_and_is_checked(tmp_path: Path) -> None:
     problems: list[str] = []
 

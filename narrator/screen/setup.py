@@ -204,7 +204,7 @@ class SetupScreen(Screen[dict[str, Any]]):
     def compose(self) -> ComposeResult:
         yield Static(self.t("setup.title"), id="title")
         yield Static(self._remembered_text(), id="remembered")
-        with VerticalScroll(id="form"):
+        with VerticalScroll(id="form", can_focus=False):  # no invisible stop for +/−
             if self.unfinished:
                 yield from self._row(
                     "resume",
@@ -316,7 +316,8 @@ class SetupScreen(Screen[dict[str, Any]]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._preview)
-        self.query_one("#start", Button).focus()
+        # A stopped game first: 2 chooses it, then Enter on «Начать» (+) continues it.
+        self.query_one("#resume" if self.unfinished else "#start").focus()
 
     def _switches(self) -> ComposeResult:
         """One row per rule switch of the chosen game, its explanation under it."""
@@ -495,6 +496,8 @@ class SetupScreen(Screen[dict[str, Any]]):
             values["lang"] = event.value
             self._rebuilt(values, focus="lang")
             return
+        if event.select.id == "resume" and isinstance(event.value, str):
+            self.query_one("#start", Button).focus()  # 2, then Enter: that game goes on
         if event.select.id == "load" and isinstance(event.value, str):
             loaded = load_saved(preset_path(event.value, self.folder))
             if loaded:
@@ -547,7 +550,10 @@ class SetupScreen(Screen[dict[str, Any]]):
         if values is None:
             return
         if event.button.id == "save":
-            name = self.query_one("#preset", Input).value
+            name = self.query_one("#preset", Input).value.strip()
+            if not name:
+                problem.update(self.t("setup.preset_unnamed"))
+                return
             failed = save(preset_path(name, self.folder), _saved(values))
             problem.update(failed or self.t("setup.saved", name=name))
             return

@@ -345,6 +345,7 @@ async def stop_for_good(pilot: Pilot[Any], app: TableApp, asked_before: int = 0)
     rows = screen_rows(app)
     await pilot.press("1")
     await until(pilot, lambda: app.finished)
+    await until(pilot, lambda: screen_rows(app)[0].strip().startswith("Игра прервана."))
     await pilot.press("escape")
     return rows
 

@@ -247,6 +247,7 @@ class TableApp(App[int]):
         self.phase_text = ""  # the phase bar, shown again after a pause
         self.ring_text = ""  # the seats around the table
         self.farewell: list[str] | None = None  # printed after leaving: end or stop, paths
+        self.stopped = False  # the game was stopped, not played to its end
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -315,7 +316,7 @@ class TableApp(App[int]):
         if self.leaving:
             self.exit(self.code)
             return
-        self.query_one("#phase", Static).update(self.t("tui.leave"))
+        self.query_one("#phase", Static).update(self.t("tui.leave_stopped" if self.stopped else "tui.leave"))
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -467,6 +468,7 @@ class TableApp(App[int]):
     def show_line(self, text: str) -> None:
         self.events.append(("line", text))
         if text == self.t("screen.quit"):
+            self.stopped = True
             self.farewell = []  # stopped: what follows (the record's path) is printed too
         if self.farewell is not None:
             self.farewell.append(text)
@@ -553,7 +555,7 @@ class TableApp(App[int]):
         end.remove_class("hidden")
         end.scroll_home(animate=False)
         self.ended = True
-        self.query_one("#phase", Static).update(self.t("tui.leave"))
+        self.query_one("#phase", Static).update(self.t("tui.leave_stopped" if self.stopped else "tui.leave"))
 
 
 class TuiScreen:

@@ -316,7 +316,7 @@ class TableApp(App[int]):
         if self.leaving:
             self.exit(self.code)
             return
-        self.query_one("#phase", Static).update(self.t("tui.leave_stopped" if self.stopped else "tui.leave"))
+        self.query_one("#phase", Static).update(self.leave_text())
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -367,6 +367,10 @@ class TableApp(App[int]):
             self.keys.press(" ")  # a separator between seats; a shot in call mode
         elif event.character and event.character.isprintable():
             self.keys.press(event.character)
+
+    def leave_text(self) -> str:
+        """The end screen's bar: how to leave, and whether the game ended or was stopped."""
+        return self.t("tui.leave_stopped" if self.stopped else "tui.leave")
 
     def toggle_pause(self) -> None:
         """P (or / 1): the clock and the sound stand still; at night it does nothing."""
@@ -555,7 +559,7 @@ class TableApp(App[int]):
         end.remove_class("hidden")
         end.scroll_home(animate=False)
         self.ended = True
-        self.query_one("#phase", Static).update(self.t("tui.leave_stopped" if self.stopped else "tui.leave"))
+        self.query_one("#phase", Static).update(self.leave_text())
 
 
 class TuiScreen:

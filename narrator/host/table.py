@@ -414,9 +414,15 @@ class TableDriver(Driver):
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
-        # A window with nothing to type (sport mafia's meeting) says so; every other
-        # window of a game shows that game's keys.
-        hints = (f"keys.{self.game}_{step.tag.phase}_{step.tag.action}", f"keys.{self.game}")
+        # A window with nothing to type (sport mafia's meeting) says so.
+        # The hint is the window's (public: which role wakes), true for every answer it
+        # takes, and the same whether its role is held, in the centre, dead or absent.
+        tag = step.tag
+        hints = (
+            f"keys.{self.game}_{tag.phase}_{tag.action}",
+            f"keys.{self.game}_{tag.action}",
+            f"keys.{self.game}",
+        )
         hint = next((key for key in hints if key in self.catalog.lines), "screen.keys")
         self.screen.line(self.t(hint))
 

@@ -41,6 +41,8 @@ from typing import Any
 
 import pytest
 
+from narrator.host.table import window_hint
+from narrator.rules.core import Tag
 from narrator.voice.catalog import Catalog, load_catalog
 
 pytestmark = [
@@ -479,9 +481,10 @@ def is_live(game: str, screen: Screen, events: Sequence[Event], index: int) -> b
     if label is None:
         return False
     wanted = expected_label(game, events, index)
-    if wanted is None:
-        hint = f"keys.{game}" if f"keys.{game}" in CAT.lines else "screen.keys"
-        return screen.has(t(hint))
+    if wanted is None:  # the hint of the window the prompt is asked in
+        window = next(e["prompt"] for e in reversed(events[:index]) if e["event"] == "window")
+        phase, action, _ = split_id(window)
+        return screen.has(t(window_hint(CAT, game, Tag(phase, action))))
     return label == wanted or (len(label) >= 20 and wanted.startswith(label))
 
 

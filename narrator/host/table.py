@@ -77,6 +77,14 @@ class Rewind(Exception):
         self.words = words  # the answer taken back, as the screen showed it
 
 
+def window_hint(catalog: Catalog, game: str, tag: Tag) -> str:
+    """The key of a night window's keys hint: the window's own (which role wakes is
+    public), true for every answer it takes and the same whether its role is held, in the
+    centre, dead or absent; one with nothing to type says so (sport mafia's meeting)."""
+    hints = (f"keys.{game}_{tag.phase}_{tag.action}", f"keys.{game}_{tag.action}", f"keys.{game}")
+    return next((key for key in hints if key in catalog.lines), "screen.keys")
+
+
 @dataclass
 class Entry:
     """The keypad state of one open prompt."""
@@ -414,17 +422,7 @@ class TableDriver(Driver):
         self.keys.expect(None)
         self.screen.clear()
         self.screen.line(self._last_line)
-        # A window with nothing to type (sport mafia's meeting) says so.
-        # The hint is the window's (public: which role wakes), true for every answer it
-        # takes, and the same whether its role is held, in the centre, dead or absent.
-        tag = step.tag
-        hints = (
-            f"keys.{self.game}_{tag.phase}_{tag.action}",
-            f"keys.{self.game}_{tag.action}",
-            f"keys.{self.game}",
-        )
-        hint = next((key for key in hints if key in self.catalog.lines), "screen.keys")
-        self.screen.line(self.t(hint))
+        self.screen.line(self.t(window_hint(self.catalog, self.game, step.tag)))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""

@@ -316,6 +316,9 @@ def test_undo_replays_to_the_question_and_goes_on() -> None:
     assert "undo" in kinds and "end" in kinds
     undone = [e for e in record.events if e["event"] == "say" and e["key"] == "screen.undone"]
     assert len(undone) == 1 and "отменён" in undone[0]["text"]
+    after = record.events[record.events.index(undone[0]) :]
+    said = [e["key"] for e in after if e["event"] == "say"]
+    assert "screen.resumed_game" not in said  # an undo is not a resumed game
     events = record.events
     assert unfinished(pathlike(), [{"event": "start", "deal": {"seats": []}}, *events]) is None
 

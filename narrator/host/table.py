@@ -146,7 +146,8 @@ class TableDriver(Driver):
         self._replay = deque(replay)
         self.replaying = bool(replay)
         self._record = record
-        if self.replaying and not record_replay:
+        self._undoing = self.replaying and not record_replay
+        if self._undoing:
             self.record = GameRecord()  # undo: the record already holds these events
         self._labels: dict[str, str] = {}  # prompt id → the label it was asked with
         self._window_done: str | None = None  # the window the last Sleep closed
@@ -669,7 +670,8 @@ class TableDriver(Driver):
         self.sound.night(night)
         self.screen.clear()
         context = self._last_line
-        self.carry_out(Say("screen.resumed_game", {"phase": self._phase_words(self.phase)}))
+        if not self._undoing:  # an undo has said what it took back: the question follows
+            self.carry_out(Say("screen.resumed_game", {"phase": self._phase_words(self.phase)}))
         if context and (not night or isinstance(step, Wake)):
             self.say("", context)
 

@@ -168,9 +168,9 @@ class TableDriver(Driver):
         self._last_line = text
         if self.replaying:
             return  # said before the stop: silent now
-        self.voice.say(key, text)
         if not self._collecting:  # a cue or a warning said while keys are being read
-            self._discard_keys()
+            self._discard_keys()  # typed before this line, for what is over: nothing
+        self.voice.say(key, text)  # typed while it is said: for what it opens (issue 28 #8)
 
     def _discard_keys(self) -> None:
         """Wrong-time input is inert: read and drop whatever was typed."""

@@ -312,6 +312,7 @@ def _recorded_game(
         players=prepared.players,
         options=prepared.switches.model_dump(),
         deal={"seats": list(prepared.deal.seats), "center": list(prepared.deal.center)},
+        answer_s=settings.answer_s,  # a resume keeps it (the table's, not the rules')
         **({"resumed_from": prepared.resumed_from.name} if prepared.resumed_from else {}),
     )
     table = RewindingTable(settings, prepared, record, terminal, ports)
@@ -631,8 +632,11 @@ def _phase_in_words(phase: str, catalog: Catalog) -> str:
     return catalog.text(f"screen.{kind}", {"number": number})
 
 
-def resume_at_table(settings: TableSettings, choice: int | None, listing: bool) -> int:
-    """``narrator resume``: list the unfinished games, or continue one (the newest by default)."""
+def resume_at_table(
+    settings: TableSettings, choice: int | None, listing: bool, answer_s: float | None = None
+) -> int:
+    """``narrator resume``: list the unfinished games, or continue one (the newest by default)
+    with its own time for a day answer, unless ``answer_s`` is given."""
     folder = settings.record_dir or default_record_dir()
     games = unfinished_games(folder)
     catalog = load_catalog(settings.lang)
@@ -647,7 +651,16 @@ def resume_at_table(settings: TableSettings, choice: int | None, listing: bool) 
     game = games[(choice or 1) - 1]
     prepared = prepare_resumed(game)
     print(catalog.text("resume.going_on", {"game": describe_unfinished(game, prepared.catalog)}))
-    resumed = replace(settings, game=game.game, lang=game.lang, players=game.players)
+    recorded = game.start.get("answer_s")
+    if answer_s is None and isinstance(recorded, int | float) and not isinstance(recorded, bool):
+        answer_s = float(recorded) if recorded > 0 else None
+    resumed = replace(
+        settings,
+        game=game.game,
+        lang=game.lang,
+        players=game.players,
+        answer_s=settings.answer_s if answer_s is None else answer_s,
+    )
     return play_at_table(resumed, prepared)
 
 

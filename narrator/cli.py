@@ -499,7 +499,7 @@ def _resume(args: argparse.Namespace) -> int:
     args.game, args.players, args.seed, args.option = "onenight", None, None, []
     args.window = args.discussion = None
     settings = play_settings(args)  # the game, its rules and its deal come from the record
-    code: int = resume_at_table(settings, args.number, args.list)
+    code: int = resume_at_table(settings, args.number, args.list, args.answer_time)
     return code
 
 

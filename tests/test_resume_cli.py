@@ -15,8 +15,10 @@ from narrator.host.journal import unfinished_records
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
 # The host's options, given to the game and to its resume alike; the kill and the resume
-# are the point, not the length of an answer.
-HOST = ["--demo", "--text", "--silent", "--answer-time", "2"]
+# are the point, not the length of an answer. The answer time is the game's: the resume
+# takes it from the record.
+HOST = ["--demo", "--text", "--silent"]
+ANSWER_S = ["--answer-time", "2"]
 # Short rule switches for the game: a resume takes them from the record.
 SHORT = [
     *("-o", "speech_s=1", "-o", "last_word_s=1", "-o", "defence_s=1", "-o", "meeting_s=1"),
@@ -48,7 +50,7 @@ def wait_for_played_steps(records: Path, child: subprocess.Popen[bytes], steps: 
 
 def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     records = tmp_path / "records"
-    game = ["sport_mafia", "--seed", "3", *HOST, *SHORT]
+    game = ["sport_mafia", "--seed", "3", *HOST, *ANSWER_S, *SHORT]
     child = subprocess.Popen(
         [*NARRATOR, "play", *game, "--record-dir", str(records)],
         stdin=subprocess.DEVNULL,
@@ -89,5 +91,6 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     assert len(plain) == 1
     events = [json.loads(line) for line in plain[0].read_text("utf-8").splitlines()]
     assert events[0]["event"] == "start" and events[0]["resumed_from"]
+    assert events[0]["answer_s"] == 2  # the stopped game's answer time, not the default
     assert any(e["event"] == "resumed" for e in events)
     assert any(e["event"] == "end" for e in events)

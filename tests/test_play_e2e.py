@@ -58,7 +58,7 @@ def test_full_game_in_english(tmp_path: Path) -> None:
         child.send(f"{inquisitor}\r")  # choosing oneself: rejected on screen, window goes on
         child.expect("you cannot choose yourself")
         child.send(f"9\x7f{target}\r")  # a typo corrected with Backspace
-        child.expect(rf"You see: {re.escape(cards[target])} <<<")
+        child.expect(rf"The card of player number {target}: {re.escape(cards[target])} <<<")
         child.send(f"{target}\r")
         child.expect("already answered")
     child.expect(re.escape(CLEAR_SCROLLBACK))

@@ -663,7 +663,7 @@ def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.press("9", "backspace")
         await g.type("*13")
         roles = ", ".join(g.t(f"role.{r}") for r in ("inquisitor", "werewolf"))
-        await g.secret(g.t("screen.secret_roles", roles=roles))
+        await g.secret(g.t("screen.secret_center_roles", cards="1, 3", roles=roles))
         await g.hear("onenight.hi_sleep")
         await g.window(("onenight.wolves_wake", {}), ("onenight.wolves_hint", {}))
         await g.secret(g.t("shown.werewolves_alone"))  # seat 1, the only werewolf dealt
@@ -671,7 +671,7 @@ def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         # The spirit (2) swaps with seat 4 and sees his new card.
         await g.window(("onenight.spirit_wake", {}), ("onenight.spirit_hint", {}))
         await g.type("4")
-        await g.secret(g.t("screen.secret_roles", roles=g.t("role.inquisitor")))
+        await g.secret(g.t("shown.spirit_seat", seat=4, roles=g.t("role.inquisitor")))
         await g.hear("onenight.spirit_sleep")
         await g.hear("onenight.morning", phase="d1")
         await g.hear("onenight.discussion")

@@ -31,7 +31,7 @@ from narrator.ports import (
 from narrator.record import GameRecord
 from narrator.resume import Done, Mismatch
 from narrator.rules import codec
-from narrator.rules.answers import Answer
+from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
 from narrator.rules.core import (
     Ask,
     DealCard,
@@ -482,12 +482,22 @@ class TableDriver(Driver):
     def show(self, step: Show) -> None:
         if self.replaying:
             return  # it was shown in its window before the stop
-        self.screen.secret(self._secret_text(step.tag, step.secret))
+        entry = self._window_entry
+        answer = entry.answer if entry is not None else None
+        self.screen.secret(self._secret_text(step.tag, step.secret, answer))
 
-    def _secret_text(self, tag: Tag, secret: Secret) -> str:
+    def _secret_text(self, tag: Tag, secret: Secret, answer: Answer | None = None) -> str:
+        """The secret in words; cards seen are named by what ``answer`` looked at."""
         if secret.kind == "roles":
-            names = tuple(self.t(f"role.{r}") for r in secret.values)
-            return self.t("screen.secret_roles", roles=", ".join(names))
+            roles = ", ".join(self.t(f"role.{r}") for r in secret.values)
+            if isinstance(answer, SeatAnswer):
+                own = f"shown.{tag.action}_seat"  # the spirit's: the card he took from there
+                key = own if own in self.catalog.lines else "screen.secret_seat_roles"
+                return self.t(key, seat=answer.seat, roles=roles)
+            if isinstance(answer, CenterAnswer):
+                cards = ", ".join(str(card) for card in answer.cards)
+                return self.t("screen.secret_center_roles", cards=cards, roles=roles)
+            return self.t("screen.secret_roles", roles=roles)
         if secret.kind == "seats":
             action = tag.action
             if not secret.values:
@@ -740,8 +750,11 @@ class TableDriver(Driver):
                 else:
                     lines.append(f"{when}: {self._who(step.seats)} → {answer}")
             else:
-                secret = self._secret_text(step.tag, step.secret)
-                if _answered_by(before, phase, step):  # «…, проверка: 1 — ДА»
+                answered = _answered_by(before, phase, step)
+                taken = before[1] if answered and before is not None else None
+                looked = taken.answer if isinstance(taken, Taken) else None
+                secret = self._secret_text(step.tag, step.secret, looked)  # as it was shown
+                if answered:  # «…, проверка: 1 — ДА»
                     lines[-1] += f" — {secret}"
                 else:
                     lines.append(f"{when}: {self._who(step.to)} — {secret}")

@@ -6,10 +6,10 @@ the same deal and the same seed, and feeding it the recorded outcome of every
 step that waited for the table — silently, without a sound, a window or a
 secret — until the first step the record did not finish. That one is played
 live: an open window is run again from its start with its full length (and a
-secret is shown again only inside its owner's window) — an answer already given in
-it is its answer again (``kept``: written the moment it was accepted), never a
-second one — a speech starts again, a vote is asked again. Undo is the same
-replay, cut before the answer taken back.
+secret is shown again only inside its owner's window) — an answer already given
+in it is its answer again (``Unfinished.kept``: written the moment it was
+accepted), never a second one — a speech starts again, a vote is asked again.
+Undo is the same replay, cut before the answer taken back.
 
 The record's ``done`` events are those outcomes, in order (:class:`Done`):
 ``reply`` (an answer, or none, at a prompt or a timer), ``window`` (a wake
@@ -70,10 +70,10 @@ def replayed(events: Iterable[Mapping[str, Any]]) -> list[Done]:
     return _split(events)[0]
 
 
-def kept(events: Iterable[Mapping[str, Any]]) -> list[Done]:
-    """The answers given inside the window the record left open: written the moment they
-    were accepted, they are that window's answers again when it is run again."""
-    return [step for step in _split(events)[1] if step.kind == "reply" and step.answer is not None]
+def _answers(steps: Iterable[Done]) -> list[Done]:
+    """The answers among ``steps`` (those of the window a record left open: written the
+    moment they were accepted, they are its answers again when it is run again)."""
+    return [step for step in steps if step.kind == "reply" and step.answer is not None]
 
 
 def _split(events: Iterable[Mapping[str, Any]]) -> tuple[list[Done], list[Done]]:
@@ -114,7 +114,7 @@ class Unfinished:
     start: Mapping[str, Any]  # the record's start event: seed, options, deal
     steps: Sequence[Done]
     lost: bool  # the record could not be written to the end (a full disk)
-    kept: Sequence[Done] = ()  # answered inside the window it stopped in (``kept``)
+    kept: Sequence[Done] = ()  # the answers given inside the window it stopped in
 
 
 def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
@@ -128,6 +128,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
     deal = start.get("deal")
     if not isinstance(deal, Mapping) or not isinstance(deal.get("seats"), list):
         raise ConfigError(f"{path.name}: the record has no deal")
+    steps, open_window = _split(events)
     return Unfinished(
         path=path,
         game=str(start.get("game", "")),
@@ -136,7 +137,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         phase=phases[-1] if phases else "setup",
         started=path.name[:15],
         start=start,
-        steps=replayed(events),
+        steps=steps,
         lost=any(e.get("event") == "lost" for e in events),
-        kept=kept(events),
+        kept=_answers(open_window),
     )

@@ -343,6 +343,25 @@ def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
     return records, cut
 
 
+async def goes_on_then_stops(pilot: Any, app: Any) -> None:
+    """The resumed game says so and goes on; the table then stops it (Esc, 1) and leaves."""
+    from tests.test_tui import said, until
+
+    await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
+    await pilot.press("escape")
+    await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
+    await pilot.press("1")
+    await until(pilot, lambda: app.finished, 60)
+    await pilot.press("escape")
+
+
+def assert_dealt_only_unseen_cards(app: Any, cut: GameRecord) -> None:
+    """Only the cards not yet seen before the stop were dealt again."""
+    dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
+    done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
+    assert len(dealt) == ONENIGHT[1] - done_deals
+
+
 def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> None:
     """`narrator resume` on the full screen: no set-up screen (whose Enter dealt a new
     game), the stopped game goes on from where it stopped, and Enter cannot deal anew."""
@@ -351,7 +370,6 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
     from narrator.app import TableSettings, prepare_resumed, table_app, unfinished_games
     from narrator.screen.setup import SetupScreen
     from tests.lockstep import Lockstep
-    from tests.test_tui import said, until
 
     records, cut = stopped_onenight(tmp_path)
     settings = TableSettings(game="halloween", record_dir=records, answer_s=5, silent=True)
@@ -365,12 +383,7 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
             await pilot.pause(0.3)
             assert not isinstance(app.screen, SetupScreen), "the set-up screen came first"
             await pilot.press("enter")  # the set-up screen's Start, had it been shown
-            await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
-            await pilot.press("escape")
-            await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
-            await pilot.press("1")
-            await until(pilot, lambda: app.finished, 60)
-            await pilot.press("escape")
+            await goes_on_then_stops(pilot, app)
 
     try:
         asyncio.run(main())
@@ -379,9 +392,7 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
     assert app.error is None
     said_lines = [value for kind, value in app.events if kind == "said"]
     assert not any(line.startswith("Играем в «Хэллоуинскую") for line in said_lines)
-    dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
-    done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
-    assert len(dealt) == ONENIGHT[1] - done_deals  # only the cards not yet seen are dealt
+    assert_dealt_only_unseen_cards(app, cut)
 
 
 def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path) -> None:
@@ -393,10 +404,9 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
 
     from narrator.app import TableSettings
     from narrator.host.journal import unfinished_records
-    from tests.test_tui import make_app, said, until
+    from tests.test_tui import make_app, until
 
     records, cut = stopped_onenight(tmp_path)
-    players = ONENIGHT[1]
     settings = TableSettings(game="halloween", record_dir=records, answer_s=5)
     app = make_app(settings, tmp_path / "config")
 
@@ -409,18 +419,11 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
             await until(pilot, lambda: choice.value == str(unfinished_records(records)[0]))
             await until(pilot, lambda: getattr(app.focused, "id", None) == "start")
             await pilot.press("enter")
-            await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
-            await pilot.press("escape")
-            await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
-            await pilot.press("1")
-            await until(pilot, lambda: app.finished, 60)
-            await pilot.press("escape")
+            await goes_on_then_stops(pilot, app)
 
     asyncio.run(main())
     assert app.error is None
-    dealt = [value for kind, value in app.events if kind == "secret" and "Ваша карта" in value]
-    done_deals = sum(1 for e in cut.events if e["event"] == "done" and e["kind"] == "dealt")
-    assert len(dealt) == players - done_deals  # only the cards not yet seen are dealt
+    assert_dealt_only_unseen_cards(app, cut)
 
 
 class FirstLive(PolicyKeys):

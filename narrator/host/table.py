@@ -153,7 +153,7 @@ class TableDriver(Driver):
         self._window_done: str | None = None  # the window the last Sleep closed
         # Answers given in the window a resumed game stopped in: the window runs again and
         # they are its answers again (the result shown anew); no new answer is taken.
-        self._kept = {step.id: step.answer for step in kept if step.answer is not None}
+        self._kept = {step.id: step.answer for step in kept}
 
     def _now(self) -> float:
         """Game time: the clock, less the time the table spent on the stop question by day."""

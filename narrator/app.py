@@ -651,15 +651,12 @@ def resume_at_table(
     game = games[(choice or 1) - 1]
     prepared = prepare_resumed(game)
     print(catalog.text("resume.going_on", {"game": describe_unfinished(game, prepared.catalog)}))
-    recorded = game.start.get("answer_s")
-    if answer_s is None and isinstance(recorded, int | float) and not isinstance(recorded, bool):
-        answer_s = float(recorded) if recorded > 0 else None
     resumed = replace(
         settings,
         game=game.game,
         lang=game.lang,
         players=game.players,
-        answer_s=settings.answer_s if answer_s is None else answer_s,
+        answer_s=answer_s or game.answer_s or settings.answer_s,
     )
     return play_at_table(resumed, prepared)
 

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from narrator.limits import MAX_ANSWER_S
 from narrator.rules.errors import NarratorError
 
-MAX_ANSWER_S = 3600.0  # an hour for one day answer is already no limit at a table
 MAX_OPTION_CHARS = 1000
 MIN_RATE, MAX_RATE = 40, 600  # words per minute
 

@@ -19,11 +19,13 @@ event keeps only the first ``keep`` of them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from narrator.limits import MAX_ANSWER_S
 from narrator.rules.answers import Answer, answer_from_json, answer_to_json
 from narrator.rules.core import phase_kind
 from narrator.rules.errors import ConfigError, NarratorError
@@ -115,6 +117,7 @@ class Unfinished:
     steps: Sequence[Done]
     lost: bool  # the record could not be written to the end (a full disk)
     kept: Sequence[Done] = ()  # the answers given inside the window it stopped in
+    answer_s: float | None = None  # its time for a day answer, when the record has a sound one
 
 
 def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
@@ -140,4 +143,12 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         steps=steps,
         lost=any(e.get("event") == "lost" for e in events),
         kept=_answers(open_window),
+        answer_s=_answer_s(start.get("answer_s")),
     )
+
+
+def _answer_s(value: Any) -> float | None:
+    """A recorded answer time within the table's bounds; anything else is not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and 0 < value <= MAX_ANSWER_S else None

@@ -476,3 +476,15 @@ def test_every_kind_of_day_answer_can_be_taken_back(game: str, players: int) -> 
             f"{game}: {action} came back as {back.asked}"
         )
         assert {seat for seat, _ in game_.eliminated} == gone_after[keep], f"{game}: {action}"
+
+
+@pytest.mark.parametrize(
+    ("recorded", "kept"),
+    [(2, 2.0), (7.5, 7.5), (0, None), (-3, None), (1e9, None), (float("inf"), None),
+     (float("nan"), None), (True, None), ("60", None), (None, None)],
+)  # fmt: skip
+def test_a_resume_takes_only_a_sound_recorded_answer_time(recorded: Any, kept: Any) -> None:
+    """A damaged or hand-edited record cannot make a day answer last for ever."""
+    start = {"event": "start", "deal": {"seats": ["villager"] * 3}, "answer_s": recorded}
+    stopped = unfinished(pathlike(), [start])
+    assert stopped is not None and stopped.answer_s == kept

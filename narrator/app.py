@@ -41,7 +41,7 @@ from narrator.picture import draw_finished
 from narrator.ports import STOP_SIGNALS, Clock, Keys, Screen, Sound, Terminated, Voice
 from narrator.record import GameRecord
 from narrator.resume import Done, Unfinished, unfinished
-from narrator.rules.core import Deal, Say, Switches, phase_kind, phase_number, shuffled_deal
+from narrator.rules.core import Deal, Say, Switches, shuffled_deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import Variant, check_players, get_variant, make_switches
@@ -54,7 +54,7 @@ from narrator.sound.output import (
     VirtualClock,
     output_problem,
 )
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
 
 if TYPE_CHECKING:
     from narrator.screen.tui import PausableClock, TableApp
@@ -618,18 +618,11 @@ def describe_unfinished(game: Unfinished, catalog: Catalog) -> str:
     """One line of ``narrator resume --list``: when, which game, how many, where it stopped."""
     day, hour = game.started[:8], game.started[9:13]  # YYYYMMDD, HHMM
     when = f"{day[6:8]}.{day[4:6]}.{day[:4]} {hour[:2]}:{hour[2:]}"
-    phase = _phase_in_words(game.phase, catalog)
+    phase = phase_in_words(catalog, game.phase)
     title = catalog.lines.get(f"setup.game_title.{game.game}", game.game)
     players = catalog.text("resume.players", {"players": game.players})
     lost = f" ({catalog.text('resume.lost')})" if game.lost else ""
     return f"{when}  {title}  {players}  {phase}{lost}"
-
-
-def _phase_in_words(phase: str, catalog: Catalog) -> str:
-    number, kind = phase_number(phase), phase_kind(phase)
-    if number is None or kind == "other":
-        return catalog.text("resume.deal")
-    return catalog.text(f"screen.{kind}", {"number": number})
 
 
 def resume_at_table(

@@ -488,3 +488,24 @@ def test_a_resume_takes_only_a_sound_recorded_answer_time(recorded: Any, kept: A
     start = {"event": "start", "deal": {"seats": ["villager"] * 3}, "answer_s": recorded}
     stopped = unfinished(pathlike(), [start])
     assert stopped is not None and stopped.answer_s == kept
+
+
+def test_a_game_killed_right_after_the_deal_says_where_it_goes_on() -> None:
+    """Killed after the last card and before the night: the resume line names «Раздача»
+    (not an id), and the last call («Игрок номер N, откройте глаза…») is not said again,
+    as if that player had to look once more."""
+    game, players, seed = "onenight", 5, 7
+    marks: list[int] = []
+    whole, _ = play(game, players, seed, marks=marks)
+    last_deal = max(
+        i for i, e in enumerate(whole.events) if e["event"] == "done" and e["kind"] == "dealt"
+    )
+    kill_at = next(k for k, length in enumerate(marks, start=1) if length > last_deal)
+    cut, _ = play(game, players, seed, kill_at=kill_at)
+    assert not any(e["event"] == "phase" for e in cut.events)  # still in the deal
+    resumed = resume(game, players, seed, cut.events)
+    events = resumed.events
+    live = events[next(i for i, e in enumerate(events) if e["event"] == "resumed") :]
+    said = [e for e in live if e["event"] == "say"]
+    assert said[0]["key"] == "screen.resumed_game" and said[0]["text"].endswith("Раздача.")
+    assert not any(e["key"] in ("", "deal.call") for e in said[:2]), said[:2]

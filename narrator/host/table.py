@@ -49,10 +49,9 @@ from narrator.rules.core import (
     Timer,
     Wake,
     phase_kind,
-    phase_number,
 )
 from narrator.rules.errors import NarratorError
-from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import Catalog, phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -681,8 +680,11 @@ class TableDriver(Driver):
         self.screen.clear()
         context = self._last_line
         if not self._undoing:  # an undo has said what it took back: the question follows
-            self.carry_out(Say("screen.resumed_game", {"phase": self._phase_words(self.phase)}))
-        if context and (not night or isinstance(step, Wake)):
+            where = phase_in_words(self.catalog, self.phase)
+            self.carry_out(Say("screen.resumed_game", {"phase": where}))
+        # The question the last line asked comes again (by day, or a window's wake line);
+        # a step that speaks for itself (a card's call, a line, an announcement) does.
+        if context and (isinstance(step, Wake) or (not night and isinstance(step, Ask | Timer))):
             self.say("", context)
 
     def _confirm_undo(self) -> None:
@@ -738,7 +740,8 @@ class TableDriver(Driver):
         ]
         before: tuple[str, Show | Eliminate | Taken] | None = None
         for phase, step in self._history:
-            when = self._phase_words(step.phase if isinstance(step, Eliminate) else phase)
+            at = step.phase if isinstance(step, Eliminate) else phase
+            when = phase_in_words(self.catalog, at)
             if isinstance(step, Eliminate):
                 cause = self.t(f"cause.{step.cause}")
                 lines.append(f"{when}: {self.t('screen.player', seat=step.seat)} — {cause}")
@@ -760,12 +763,6 @@ class TableDriver(Driver):
                     lines.append(f"{when}: {self._who(step.to)} — {secret}")
             before = (phase, step)
         return lines
-
-    def _phase_words(self, phase: str) -> str:
-        number, kind = phase_number(phase), phase_kind(phase)
-        if number is None or kind == "other":
-            return phase
-        return self.t(f"screen.{kind}", number=number)
 
     def _who(self, seats: tuple[Seat, ...]) -> str:
         """«шериф (8)», «мафия (3, 6)»: the seats with the card each was dealt."""

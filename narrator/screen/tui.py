@@ -28,8 +28,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live, Terminated
-from narrator.rules.core import Prompt, PublicView, phase_kind, phase_number
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.rules.core import Prompt, PublicView, phase_kind
+from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 # The fixed rows of the table page: phase bar, narrator line, seat ring, and the log's
@@ -533,17 +533,10 @@ class TableApp(App[int]):
                 seats.append(f" ✗{seat} ")
         self.ring_text = "  ".join(seats)
         self.query_one("#table", Static).update(self.ring_text)
-        self.phase_text = self.t("tui.phase", phase=self._phase_words(view.phase))
+        self.phase_text = self.t("tui.phase", phase=phase_in_words(self.catalog, view.phase))
         if not self.clock.paused and not self.ended:
             self.query_one("#phase", Static).update(self.phase_text)
         self._fit()
-
-    def _phase_words(self, phase: str) -> str:
-        """«Ночь 2», «День 1», «Раздача»: the phase bar in words, never an id."""
-        number, kind = phase_number(phase), phase_kind(phase)
-        if number is not None and kind != "other":
-            return self.t(f"screen.{kind}", number=number)
-        return self.t("tui.phase_setup")
 
     def show_end(self, title: str, lines: list[str]) -> None:
         """The end: every line in the scrollable log (8/2 or the arrows scroll it)."""

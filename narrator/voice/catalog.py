@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from narrator.rules.core import Param, RoleName
+from narrator.rules.core import Param, RoleName, phase_kind, phase_number
 from narrator.rules.errors import ConfigError
 
 LANGUAGES = ("ru", "en")
@@ -117,3 +117,11 @@ def load_words(lang: str) -> dict[str, str]:
         raise ConfigError(f"no spoken words for language {lang!r}; languages: {known}")
     part = resources.files("narrator.voice").joinpath("lines", lang, "words.toml")
     return _flatten(tomllib.loads(part.read_text("utf-8")))
+
+
+def phase_in_words(catalog: Catalog, phase: str) -> str:
+    """«Ночь 2», «День 1», «Раздача»: a phase as the table names it, never an id."""
+    number, kind = phase_number(phase), phase_kind(phase)
+    if number is not None and kind != "other":
+        return catalog.text(f"screen.{kind}", {"number": number})
+    return catalog.text("tui.phase_setup")

@@ -172,7 +172,7 @@ async def play_onenight(seed: int, shots: bool = False) -> TableApp:
             await until(pilot, lambda: app.secret_text == "")
         await until(pilot, said(app, "Верховный инквизитор видит вещий сон!"))
         await until(pilot, lambda: app.live_view is not None)
-        await pilot.press("2", "enter")  # inert if the card lies in the centre
+        await pilot.press("2", "enter")  # the same reaction if the card lies in the centre
         if shots:
             await pilot.pause(0.3)
             app.save_screenshot(str(DOCS / "night.svg"))

@@ -8,12 +8,13 @@ line; keys pressed when nothing is asked are discarded without a trace.
 from __future__ import annotations
 
 import logging
+import random
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from narrator.drive import Driver
+from narrator.drive import ALREADY_ANSWERED, Driver
 from narrator.host.audio import Silence
 from narrator.ports import (
     BACKSPACE,
@@ -35,6 +36,7 @@ from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
 from narrator.rules.core import (
     Ask,
     DealCard,
+    Decoy,
     Eliminate,
     Game,
     Outcome,
@@ -100,6 +102,7 @@ class Entry:
     interrupted: Answer | None = None
     claim: str | None = None  # an interrupt waiting for its claimant's Enter
     claim_until: float = 0.0
+    decoy: bool = False  # a decoy's question (nobody in the window): judged, then dropped
 
 
 class TableDriver(Driver):
@@ -153,6 +156,9 @@ class TableDriver(Driver):
         # Answers given in the window a resumed game stopped in: the window runs again and
         # they are its answers again (the result shown anew); no new answer is taken.
         self._kept = {step.id: step.answer for step in kept}
+        # What a decoy's answer shows: a stream of its own, apart from the deal's, the
+        # sound's and the demo players' (a fresh seed from the system each game).
+        self._decoy_rng = random.Random()
 
     def _now(self) -> float:
         """Game time: the clock, less the time the table spent on the stop question by day."""
@@ -376,12 +382,24 @@ class TableDriver(Driver):
             if len(entry.parts) < prompt.entries:
                 return None
             part, entry.parts = " ".join(entry.parts), []
-        answer = self.attempt(prompt, part, answered=entry.answered)
+        answer = self._judge(entry, prompt, part)
         if answer is None:
             entry.reason = self._reason
             return None
         entry.answered, entry.answer = True, answer
         return answer
+
+    def _judge(self, entry: Entry, prompt: Prompt, text: str) -> Answer | None:
+        """:meth:`attempt`, or for a decoy the same judgement with nothing recorded."""
+        if not entry.decoy:
+            return self.attempt(prompt, text, answered=entry.answered)
+        try:
+            if entry.answered:
+                raise NarratorError(ALREADY_ANSWERED, "reason.already_answered")
+            return prompt.accept(text)
+        except NarratorError as error:
+            self.rejected(prompt, text, error)
+            return None
 
     def _live(self, left: float, total: float, label: str, entry: Entry | None) -> Live:
         if self._window is not None:
@@ -517,7 +535,10 @@ class TableDriver(Driver):
             self._window = None
             return
         # After an accepted answer the prompt stays "open" only to refuse more input;
-        # with nobody awake (no prompt) every key is inert.
+        # with nobody awake the decoy's questions are open instead, and with no decoy
+        # (awake players with nothing to ask) every key is inert.
+        if self._window_entry is None and not self._window.seats and self._window.decoy:
+            self._ask_decoy(self._window, self._window.decoy)
         self._run(self._window_end(), self._window.seconds, "", self._window_entry)
         self.record.add("window_end", prompt=self._window.window)
         self._window_done = self._window.window
@@ -527,6 +548,31 @@ class TableDriver(Driver):
         self._kept.clear()  # only the window run again has them
         self.screen.clear()
         self.screen.line(self.t("screen.asleep"))
+
+    def _ask_decoy(self, window: Wake, decoy: Decoy) -> None:
+        """A window nobody is in asks its questions all the same, as :meth:`ask` and
+        :meth:`show` would: typed keys, refusals, «Принято» and a card or a verdict drawn
+        at random look as they would for a holder (issue 28 #4). Nothing is recorded."""
+        answers: tuple[Answer, ...] = ()
+        while (prompt := decoy.questions(answers)) is not None:
+            entry = Entry(prompt, decoy=True)
+            self._window_entry = entry
+            self._run(self._window_end(), window.seconds, "", entry, stop_on_answer=True)
+            if entry.answer is None:
+                return  # the window ran out
+            shown = self._decoy_secret(decoy, entry.answer)
+            if shown is not None:
+                self.screen.secret(self._secret_text(window.tag, shown, entry.answer))
+            answers += (entry.answer,)
+
+    def _decoy_secret(self, decoy: Decoy, answer: Answer) -> Secret | None:
+        """What a holder's answer would show, drawn from the decoy's possible secrets."""
+        if not decoy.shows or not isinstance(answer, SeatAnswer | CenterAnswer):
+            return None
+        count = len(answer.cards) if isinstance(answer, CenterAnswer) else 1
+        drawn = self._decoy_rng.sample(decoy.shows, min(count, len(decoy.shows)))
+        values = tuple(value for secret in drawn for value in secret.values)
+        return Secret(drawn[0].kind, values)
 
     # --- dealing, timers ---------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Generator, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal, ParamSpec, TypeVar, cast
 
@@ -480,19 +480,62 @@ class Tagged:
 
 @quick_init
 @dataclass(frozen=True)
+class Decoy:
+    """The questions of a woken window as it stands when nobody is in it (its card in the
+    centre, its role dead): the table opens them all the same, so that a key typed in the
+    window gets the same reaction whether its role is held or not (issue 28 #4).
+
+    Made of public facts only (the chooser is nobody; what only a holder knows, such as a
+    potion left, is left out), and answered into nothing: no rule ever sees the answer.
+    ``questions`` gives the next question from the answers given so far (None: no more).
+    ``shows`` are the secrets a seat or centre answer could show, each equally likely (a
+    card: one for each card of the deck); the table draws what it shows from them.
+    """
+
+    questions: Callable[[tuple[Answer, ...]], Prompt | None] = field(compare=False)
+    shows: tuple[Secret, ...] = ()
+
+
+NO_SEAT: Seat = 0  # nobody sits there: the chooser of a decoy's questions
+
+
+def asked_of_nobody(prompt: Prompt) -> Prompt:
+    """``prompt`` as a decoy asks it: nobody answers it."""
+    return replace(prompt, seats=())
+
+
+def decoy(*prompts: Prompt, shows: Iterable[Secret] = ()) -> Decoy:
+    """A window's decoy: ``prompts`` asked of nobody, one after the other."""
+    asked = tuple(asked_of_nobody(prompt) for prompt in prompts)
+
+    def questions(answers: tuple[Answer, ...]) -> Prompt | None:
+        return asked[len(answers)] if len(answers) < len(asked) else None
+
+    return Decoy(questions, tuple(shows))
+
+
+def deck_shows(cards: Iterable[str]) -> tuple[Secret, ...]:
+    """One card of the deck, any of them: in sorted order, never in the deal's."""
+    return tuple(Secret.roles(card) for card in sorted(cards))
+
+
+@quick_init
+@dataclass(frozen=True)
 class Wake(Tagged):
     """Open a timed wake window; it always lasts ``seconds`` in full.
 
     ``seats`` are the players awake in it (possibly none: a card in the centre,
     a dead hidden role). Nothing about ``seats`` may reach the public channel.
     ``cues`` are lines said during the window, one every ``cue_every`` seconds
-    from its start (sport mafia's called numbers).
+    from its start (sport mafia's called numbers). ``decoy``: what the window asks
+    when ``seats`` is empty (see :class:`Decoy`).
     """
 
     seconds: float
     seats: tuple[Seat, ...]
     cues: tuple[Say, ...] = ()
     cue_every: float = 0.0
+    decoy: Decoy | None = field(default=None, compare=False)
 
     window = Tagged.id  # the window's id, as scenario results name it
 

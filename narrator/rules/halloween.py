@@ -26,6 +26,7 @@ from pydantic import Field
 from narrator.rules import kit
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import (
+    NO_SEAT,
     Ask,
     Composition,
     Deal,
@@ -45,6 +46,7 @@ from narrator.rules.core import (
     Tag,
     Timer,
     Wake,
+    decoy,
     forbid,
     living_only,
     living_seat_prompt,
@@ -336,7 +338,12 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
     if awake is not None:
         protected = yield from window(
             "halloween.witch_wake",
-            Wake(Tag(phase, "witch"), sw.window(WITCH), awake),
+            Wake(
+                Tag(phase, "witch"),
+                sw.window(WITCH),
+                awake,
+                decoy=decoy(witch_prompt(night, NO_SEAT, living, None, players, sw.witch_may_skip)),
+            ),
             "halloween.witch_sleep",
             protect(table, night, awake, living),
         )
@@ -346,7 +353,15 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
         tag = Tag(phase, "hunter")
         yield from window(
             "halloween.hunter_wake",
-            Wake(tag, sw.window(HUNTER), awake),
+            Wake(
+                tag,
+                sw.window(HUNTER),
+                awake,
+                decoy=decoy(
+                    hunter_prompt(night, NO_SEAT, living, players),
+                    shows=(Secret.token("no"), Secret.token("yes")),
+                ),
+            ),
             "halloween.hunter_sleep",
             kit.checks(
                 tag,

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 
 from narrator.rules.answers import Answer, AnswerKind, CenterAnswer, Nobody, SeatAnswer
 from narrator.rules.core import (
+    NO_SEAT,
     Ask,
     Composition,
     Deal,
@@ -34,6 +35,8 @@ from narrator.rules.core import (
     Timer,
     Wake,
     all_of,
+    deck_shows,
+    decoy,
     forbid,
     living_seat_prompt,
     no_self_vote,
@@ -212,10 +215,16 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield Say("onenight.night")
     # Every window runs in full, its card dealt or in the centre.  The high inquisitor
     # acts on the initial deal: nothing has moved yet.
+    deck = deck_shows((*deal.seats, *center))  # a decoy's card: any of them (issue 28 #4)
     inquisitors = deal.seats_with(HIGH_INQUISITOR)
     yield from window(
         ("onenight.hi_wake", _centre_text(sw.seer_center_count)),
-        Wake(Tag("n1", "high_inquisitor"), sw.window_s, inquisitors),
+        Wake(
+            Tag("n1", "high_inquisitor"),
+            sw.window_s,
+            inquisitors,
+            decoy=decoy(high_inquisitor_prompt(NO_SEAT, players, sw), shows=deck),
+        ),
         "onenight.hi_sleep",
         inquire(inquisitors, cards, center, sw),
     )
@@ -225,14 +234,26 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
             "onenight.wolves_wake",
             "onenight.wolves_hint_peek" if sw.lone_wolf_peek else "onenight.wolves_hint",
         ),
-        Wake(Tag("n1", "werewolves"), sw.window_s, wolves),
+        Wake(
+            Tag("n1", "werewolves"),
+            sw.window_s,
+            wolves,
+            decoy=decoy(lone_wolf_prompt(NO_SEAT, players, sw), shows=deck)
+            if sw.lone_wolf_peek
+            else None,
+        ),
         "onenight.wolves_sleep",
         wolves_meet(wolves, center, players, sw),
     )
     spirits = deal.seats_with(SPIRIT)
     yield from window(
         ("onenight.spirit_wake", "onenight.spirit_hint"),
-        Wake(Tag("n1", "spirit"), sw.window_s, spirits),
+        Wake(
+            Tag("n1", "spirit"),
+            sw.window_s,
+            spirits,
+            decoy=decoy(spirit_prompt(NO_SEAT, players), shows=deck),
+        ),
         "onenight.spirit_sleep",
         swap(spirits, cards, players),
     )

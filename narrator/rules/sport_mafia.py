@@ -25,6 +25,7 @@ from narrator.rules.answers import (
     SeatsAnswer,
 )
 from narrator.rules.core import (
+    NO_SEAT,
     Ask,
     Channel,
     Composition,
@@ -46,6 +47,7 @@ from narrator.rules.core import (
     Timer,
     Wake,
     dead_seat,
+    decoy,
     forbid,
     living_only,
     not_self,
@@ -482,7 +484,17 @@ def role_check(
     living = tuple(table.alive)
     yield from window(
         lines[0],
-        Wake(tag, table.sw.check_s, awake),
+        Wake(
+            tag,
+            table.sw.check_s,
+            awake,
+            decoy=decoy(
+                _seat_prompt(tag, NO_SEAT, living),
+                shows=tuple(
+                    Secret.token(shown) for shown in sorted({token(r) for r in table.roles})
+                ),
+            ),
+        ),
         lines[1],
         kit.checks(
             tag,

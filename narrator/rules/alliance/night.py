@@ -4,7 +4,7 @@ the same words and window whether its holder lives or not (``call_dead_roles``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from narrator.rules import kit
 from narrator.rules.alliance.prompts import (
@@ -18,8 +18,23 @@ from narrator.rules.alliance.prompts import (
 from narrator.rules.alliance.resolution import night_deaths
 from narrator.rules.alliance.roles import CUPID, GUARD, HUNTER, SEER, WEREWOLF, WITCH
 from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import SeatAnswer, SeatsAnswer, YesNo
-from narrator.rules.core import Ask, Flow, Phase, Say, Seat, Secret, Show, Tag, Wake
+from narrator.rules.answers import Answer, SeatAnswer, SeatsAnswer, YesNo
+from narrator.rules.core import (
+    NO_SEAT,
+    Ask,
+    Decoy,
+    Flow,
+    Phase,
+    Prompt,
+    Say,
+    Seat,
+    Secret,
+    Show,
+    Tag,
+    Wake,
+    asked_of_nobody,
+    decoy,
+)
 from narrator.rules.kit import window
 
 
@@ -81,7 +96,12 @@ def guard_call(table: Table, night: int) -> Flow[Seat | None]:
         return None
     target = yield from window(
         "alliance.guard_wake",
-        Wake(Tag(f"n{night}", "guard"), sw.window(sw.guard_s), awake),
+        Wake(
+            Tag(f"n{night}", "guard"),
+            sw.window(sw.guard_s),
+            awake,
+            decoy=decoy(guard_prompt(night, NO_SEAT, tuple(table.alive), None, table.players)),
+        ),
         "alliance.guard_sleep",
         protect(table, night, awake),
     )
@@ -131,11 +151,36 @@ def witch_call(table: Table, night: int, victim: Seat | None) -> Flow[tuple[bool
         return False, None
     potions = yield from window(
         "alliance.witch_wake",
-        Wake(Tag(f"n{night}", "witch_save"), sw.window(sw.witch_s), awake),
+        Wake(
+            Tag(f"n{night}", "witch_save"),
+            sw.window(sw.witch_s),
+            awake,
+            decoy=Decoy(witch_questions(table, night)),
+        ),
         "alliance.witch_sleep",
         brew(table, night, awake, victim),
     )
     return potions
+
+
+def witch_questions(table: Table, night: int) -> Callable[[tuple[Answer, ...]], Prompt | None]:
+    """The witch's two questions asked of nobody: both potions left, a victim anyone
+    (what only the witch knows is left out), one potion a night as the switch says."""
+    sw, players, alive = table.sw, table.players, tuple(table.alive)
+    save = asked_of_nobody(witch_save_prompt(night, NO_SEAT, NO_SEAT, True, "always", players))
+
+    def questions(answers: tuple[Answer, ...]) -> Prompt | None:
+        if not answers:
+            return save
+        if len(answers) > 1:
+            return None
+        saved = isinstance(answers[0], YesNo) and answers[0].yes
+        poison = witch_poison_prompt(
+            night, NO_SEAT, alive, True, saved, sw.witch_both_same_night, players
+        )
+        return asked_of_nobody(poison)
+
+    return questions
 
 
 def brew(
@@ -183,7 +228,15 @@ def seer_call(table: Table, night: int) -> Flow[None]:
     living = tuple(table.alive)
     yield from window(
         "alliance.seer_wake",
-        Wake(tag, sw.window(sw.seer_s), awake),
+        Wake(
+            tag,
+            sw.window(sw.seer_s),
+            awake,
+            decoy=decoy(
+                seer_prompt(night, NO_SEAT, living, table.players),
+                shows=(Secret.token("good"), Secret.token("werewolf")),
+            ),
+        ),
         "alliance.seer_sleep",
         kit.checks(
             tag,

@@ -1,0 +1,251 @@
+"""One reaction per key in every woken window, its role held or not (issue 28 #4).
+
+A key typed in a night window must not tell whether the window's card is dealt: the
+real table loop plays each game twice, under two deals with the same public facts, one
+where a player holds the role and one where its card lies in the centre (onenight) or
+its holder died the night before (the other games), and the same keys are typed in
+every window. What the screen shows in reply (the digits typed, each refusal, each
+«Принято», whether a card or a verdict appears) is the same in both; only what a card
+says may differ, and it is masked.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from narrator.host.table import TableDriver
+from narrator.ports import BACKSPACE, ENTER, Attempt, Live
+from narrator.record import GameRecord
+from narrator.rules.core import Deal, DealCard, Prompt, Wake
+from narrator.rules.registry import get_variant, make_switches
+from narrator.voice.catalog import load_catalog
+from tests.harness import FakeClock, SilentVoice
+
+
+def typed(seat: str) -> list[str]:
+    """A seat off the table, Backspace, ``seat``, three centre keys, one seat more."""
+    return ["9", "9", ENTER, "5", BACKSPACE, seat, ENTER, "*", "1", ENTER, "3", ENTER]
+
+
+SHOTS = ["2", ENTER] * 3  # sport mafia: each of three shooters enters seat 2
+
+
+class PeekingKeys:
+    """A fake keypad: what is queued comes at once, then the clock runs."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self.queue: deque[str] = deque()
+        self.typing = False  # a key of this window has been read
+
+    def read(self, timeout: float) -> str | Attempt | None:
+        if self.queue:
+            self.typing = True
+            return self.queue.popleft()
+        self.clock.sleep(timeout)
+        return None
+
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
+        pass
+
+
+class ReactionScreen:
+    """What the screen shows in reply to keys, window by window; a card's words masked."""
+
+    def __init__(self, keys: PeekingKeys) -> None:
+        self.keys = keys
+        self.window: str | None = None
+        self.reactions: dict[str, list[str]] = {}
+        self._live: tuple[str, str] | None = None
+
+    def open(self, window: str) -> None:
+        self.window, self._live = window, None
+        self.reactions[window] = []
+
+    def _note(self, event: str) -> None:
+        if self.window is not None and self.keys.typing:
+            self.reactions[self.window].append(event)
+
+    def said(self, text: str) -> None:
+        pass
+
+    def line(self, text: str) -> None:
+        self._note(f"line: {text}")
+
+    def live(self, view: Live | None) -> None:
+        state = None if view is None else (view.typed, view.reason)
+        if state != self._live:
+            self._live = state
+            self._note(f"live: {state}")
+
+    def secret(self, text: str) -> None:
+        self._note("a secret")
+
+    def clear(self) -> None:
+        self._note("clear")
+
+    def table(self, view: object, speaker: int | None) -> None:
+        pass
+
+    def end(self, title: str, lines: list[str]) -> None:
+        pass
+
+
+class PeekingTable(TableDriver):
+    """The real table loop, the same keys typed in every window of a kind (or of an id)."""
+
+    def __init__(self, game: str, keys_for: Mapping[str, Sequence[str]]) -> None:
+        clock = FakeClock()
+        self.peeker = PeekingKeys(clock)
+        self.reactions = ReactionScreen(self.peeker)
+        super().__init__(
+            load_catalog("en"),
+            GameRecord(),
+            voice=SilentVoice(),
+            screen=self.reactions,
+            keys=self.peeker,
+            clock=clock,
+            answer_s=2,
+        )
+        self.keys_for = keys_for
+        self.game = game
+
+    def wake(self, step: Wake) -> None:
+        self.peeker.typing = False
+        self.reactions.open(step.window)
+        super().wake(step)
+        keys = self.keys_for.get(step.window) or self.keys_for.get(step.tag.action)
+        self.peeker.queue.extend(keys or typed("2"))
+
+    def sleep(self) -> None:
+        super().sleep()
+        self.reactions.window = None
+        self.peeker.queue.clear()
+
+    def deal_card(self, step: DealCard) -> None:
+        self.peeker.queue.extend([ENTER, ENTER])  # look at the card, hide it
+        super().deal_card(step)
+
+
+def reactions(
+    game: str,
+    deal: Deal,
+    options: Mapping[str, object],
+    *,
+    stop_before: str,
+    keys_for: Mapping[str, Sequence[str]] | None = None,
+) -> dict[str, list[str]]:
+    variant = get_variant(game)
+    sw = make_switches(variant, dict(options))
+    variant.validate_deal(deal, sw)
+    table = PeekingTable(game, keys_for or {})
+    table.stop_before = stop_before
+    table.run(variant.new_game(deal, sw, random.Random(1)))
+    return table.reactions.reactions
+
+
+ONENIGHT = {"window_s": 8, "discussion_s": 1, "lone_wolf_peek": True}
+HI, SPIRIT, WOLF, INQ = "high_inquisitor", "spirit", "werewolf", "inquisitor"
+# Seat 1 holds the card of the window compared; the other deal has it in the centre.
+ONENIGHT_PAIRS = [
+    pytest.param(
+        "n1.high_inquisitor",
+        Deal((HI, INQ, INQ), (WOLF, WOLF, SPIRIT)),
+        Deal((SPIRIT, INQ, INQ), (WOLF, WOLF, HI)),
+        id="high_inquisitor",
+    ),
+    pytest.param(
+        "n1.spirit",
+        Deal((SPIRIT, INQ, INQ), (WOLF, WOLF, HI)),
+        Deal((HI, INQ, INQ), (WOLF, WOLF, SPIRIT)),
+        id="spirit",
+    ),
+    pytest.param(
+        "n1.werewolves",
+        Deal((WOLF, INQ, INQ), (WOLF, HI, SPIRIT)),
+        Deal((HI, INQ, INQ), (WOLF, WOLF, SPIRIT)),
+        id="lone_werewolf",
+    ),
+]
+
+
+@pytest.mark.parametrize(("window", "held", "centre"), ONENIGHT_PAIRS)
+def test_a_onenight_window_reacts_alike_with_its_card_in_the_centre(
+    window: str, held: Deal, centre: Deal
+) -> None:
+    played = reactions("onenight", held, ONENIGHT, stop_before="d1")[window]
+    unplayed = reactions("onenight", centre, ONENIGHT, stop_before="d1")[window]
+    assert any(event.startswith("live: ('99'") for event in played)  # the keys were typed
+    assert "a secret" in played  # an answer was taken and showed a card
+    assert played == unplayed
+
+
+# The other games: seat 2 is killed in night 1 (in one deal it holds the role, which is
+# then called in night 2 with nobody awake); in the other deal seat 4 holds it, alive.
+HALLOWEEN = {"call_dead_roles": True, "discussion_s": 5}
+VAMP, WITCH, HUNTER, VILL = "vampire", "witch", "hunter", "villager"
+SPORT = {"call_dead_roles": True}
+CIV, SHERIFF, MAFIA, DON = "civilian", "sheriff", "mafia", "don"
+ALLIANCE = {"call_dead_roles": True}
+SEER, AWOLF, AWITCH, AHUNTER, AVILL = "seer", "werewolf", "witch", "hunter", "villager"
+
+DEAD_PAIRS = [
+    pytest.param(
+        "halloween",
+        HALLOWEEN,
+        "n2.hunter",
+        (VILL, VILL, VILL, HUNTER, WITCH, VAMP, VAMP),
+        (VILL, HUNTER, VILL, VILL, WITCH, VAMP, VAMP),
+        {"witch": typed("4")},
+        id="halloween-hunter",
+    ),
+    pytest.param(
+        "sport_mafia",
+        SPORT,
+        "n2.sheriff",
+        (CIV, CIV, CIV, SHERIFF, CIV, CIV, CIV, DON, MAFIA, MAFIA),
+        (CIV, SHERIFF, CIV, CIV, CIV, CIV, CIV, DON, MAFIA, MAFIA),
+        {"shoot": SHOTS},
+        id="sport_mafia-sheriff",
+    ),
+    pytest.param(
+        "alliance",
+        ALLIANCE,
+        "n2.seer",
+        (AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF),
+        (AVILL, SEER, AVILL, AVILL, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF),
+        {},
+        id="alliance-seer",
+    ),
+]
+
+
+@pytest.mark.parametrize(("game", "options", "window", "alive", "dead", "keys"), DEAD_PAIRS)
+def test_a_window_reacts_alike_when_its_role_died(
+    game: str,
+    options: Mapping[str, object],
+    window: str,
+    alive: tuple[str, ...],
+    dead: tuple[str, ...],
+    keys: Mapping[str, Sequence[str]],
+) -> None:
+    held = reactions(game, Deal(alive), options, stop_before="d3", keys_for=keys)
+    nobody = reactions(game, Deal(dead), options, stop_before="d3", keys_for=keys)
+    assert window in held and window in nobody
+    assert "a secret" in held[window]  # seat 3 was checked
+    assert held[window] == nobody[window]
+
+
+def test_the_alliance_witchs_two_questions_react_alike_when_she_died() -> None:
+    """Her save answered yes, then a poison: «one potion a night» either way."""
+    keys = {"n2.witch_save": ["9", "9", ENTER, "1", ENTER, "3", ENTER, "4", ENTER]}
+    alive = (AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF)
+    dead = (AVILL, AWITCH, AVILL, SEER, AVILL, AHUNTER, AWOLF, AWOLF, AWOLF)
+    held = reactions("alliance", Deal(alive), ALLIANCE, stop_before="d3", keys_for=keys)
+    nobody = reactions("alliance", Deal(dead), ALLIANCE, stop_before="d3", keys_for=keys)
+    assert held["n2.witch_save"] == nobody["n2.witch_save"]
+    assert any("one potion" in event for event in held["n2.witch_save"])

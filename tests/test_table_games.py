@@ -933,9 +933,10 @@ def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         if poison is not None:
             await g.press(str(poison), "enter")  # ... and the poison, typed at once
         await g.secret(g.t("shown.witch_save", seats=str(victim)))  # for the witch (4) only
-        await g.accepted("", g.t("answer.no"))
+        # the live area names the question the keypad answers (issue 28 #6)
+        await g.accepted(g.t("prompt.alliance.witch_save"), g.t("answer.no"))
         if poison is not None:
-            await g.accepted("", str(poison))
+            await g.accepted(g.t("prompt.alliance.witch_poison"), str(poison))
         await g.hear("alliance.witch_sleep")
         await g.window(("alliance.seer_wake", {}))
         await g.type(str(check))

@@ -60,7 +60,7 @@ class ReactionScreen:
         self.keys = keys
         self.window: str | None = None
         self.reactions: dict[str, list[str]] = {}
-        self._live: tuple[str, str] | None = None
+        self._live: tuple[str, str, str] | None = None
 
     def open(self, window: str) -> None:
         self.window, self._live = window, None
@@ -77,7 +77,7 @@ class ReactionScreen:
         self._note(f"line: {text}")
 
     def live(self, view: Live | None) -> None:
-        state = None if view is None else (view.typed, view.reason)
+        state = None if view is None else (view.label, view.typed, view.reason)
         if state != self._live:
             self._live = state
             self._note(f"live: {state}")
@@ -179,7 +179,7 @@ def test_a_onenight_window_reacts_alike_with_its_card_in_the_centre(
 ) -> None:
     played = reactions("onenight", held, ONENIGHT, stop_before="d1")[window]
     unplayed = reactions("onenight", centre, ONENIGHT, stop_before="d1")[window]
-    assert any(event.startswith("live: ('99'") for event in played)  # the keys were typed
+    assert any("'99'" in event for event in played)  # the keys were typed
     assert "a secret" in played  # an answer was taken and showed a card
     assert played == unplayed
 
@@ -249,3 +249,15 @@ def test_the_alliance_witchs_two_questions_react_alike_when_she_died() -> None:
     nobody = reactions("alliance", Deal(dead), ALLIANCE, stop_before="d3", keys_for=keys)
     assert held["n2.witch_save"] == nobody["n2.witch_save"]
     assert any("one potion" in event for event in held["n2.witch_save"])
+
+
+def test_the_witch_sees_which_question_the_keypad_answers() -> None:
+    """«Используешь целебное зелье? Используешь яд — и на кого?» in one line: the live
+    area names the question open, the potion first, then the poison (issue 28 #6)."""
+    keys = {"n1.witch_save": ["0", ENTER, "3", ENTER]}  # no potion; the poison on seat 3
+    deal = Deal((AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF))
+    window = reactions("alliance", deal, ALLIANCE, stop_before="d1", keys_for=keys)["n1.witch_save"]
+    labels = [event for event in window if event.startswith("live: (") and "'0'" in event]
+    assert labels == ["live: ('The healing potion:', '0', '')"]
+    assert "line: The healing potion: no — Accepted." in window
+    assert "line: The poison: 3 — Accepted." in window

@@ -412,6 +412,12 @@ class TableDriver(Driver):
         reason = entry.reason if entry is not None else ""
         return Live(kind, label, max(left, 0.0), total, typed, reason)
 
+    def _window_label(self, prompt: Prompt) -> str:
+        """A night question's own words, for a window that asks more than one (the
+        witch's potion, then her poison); none for the others."""
+        key = f"prompt.{self.game}.{prompt.action}"
+        return self.t(key) if key in self.catalog.lines else ""
+
     def _label(self, prompt: Prompt, game: str) -> str:
         """The on-screen question: ``prompt.<game>.<action>`` or ``prompt.<action>``."""
         action, about = prompt.tag.action, prompt.tag.about
@@ -474,7 +480,8 @@ class TableDriver(Driver):
         self.keys.expect(prompt)
         if self._window is not None:
             self._window_entry = entry
-            end, total, label = self._window_end(), self._window.seconds, ""
+            end, total = self._window_end(), self._window.seconds
+            label = self._window_label(prompt)
         else:
             end, total = self._now() + self.answer_s, self.answer_s
             label = self._label(prompt, self.game)
@@ -557,7 +564,8 @@ class TableDriver(Driver):
         while (prompt := decoy.questions(answers)) is not None:
             entry = Entry(prompt, decoy=True)
             self._window_entry = entry
-            self._run(self._window_end(), window.seconds, "", entry, stop_on_answer=True)
+            label = self._window_label(prompt)
+            self._run(self._window_end(), window.seconds, label, entry, stop_on_answer=True)
             if entry.answer is None:
                 return  # the window ran out
             shown = self._decoy_secret(decoy, entry.answer)

@@ -925,6 +925,8 @@ def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.hear("alliance.night_falls", phase=f"n{number}")
         first = "alliance.wolves_wake_first" if number == 1 else "alliance.wolves_wake"
         await g.window((first, {}))
+        if number == 1:  # they meet (issue 28 #5)
+            await g.secret(g.t("shown.wolves", seats="3, 8, 9"))
         await g.type(str(victim))
         await g.accepted("", str(victim))
         await g.hear("alliance.wolves_sleep")

@@ -60,6 +60,7 @@ class ReactionScreen:
         self.keys = keys
         self.window: str | None = None
         self.reactions: dict[str, list[str]] = {}
+        self.secrets: list[tuple[str | None, str]] = []  # every card shown, unmasked
         self._live: tuple[str, str, str] | None = None
 
     def open(self, window: str) -> None:
@@ -83,6 +84,7 @@ class ReactionScreen:
             self._note(f"live: {state}")
 
     def secret(self, text: str) -> None:
+        self.secrets.append((self.window, text))
         self._note("a secret")
 
     def clear(self) -> None:
@@ -146,6 +148,16 @@ def reactions(
     table.stop_before = stop_before
     table.run(variant.new_game(deal, sw, random.Random(1)))
     return table.reactions.reactions
+
+
+def secrets(
+    game: str, deal: Deal, options: Mapping[str, object], *, stop_before: str
+) -> list[tuple[str | None, str]]:
+    variant = get_variant(game)
+    table = PeekingTable(game, {})
+    table.stop_before = stop_before
+    table.run(variant.new_game(deal, make_switches(variant, dict(options)), random.Random(1)))
+    return table.reactions.secrets
 
 
 ONENIGHT = {"window_s": 8, "discussion_s": 1, "lone_wolf_peek": True}
@@ -261,3 +273,12 @@ def test_the_witch_sees_which_question_the_keypad_answers() -> None:
     assert labels == ["live: ('The healing potion:', '0', '')"]
     assert "line: The healing potion: no — Accepted." in window
     assert "line: The poison: 3 — Accepted." in window
+
+
+def test_the_alliance_werewolves_see_each_other_on_night_1() -> None:
+    """«Оборотни, проснитесь и узнайте друг друга»: the screen of their window names them
+    all, as halloween's vampires and sport mafia's black team see theirs (issue 28 #5)."""
+    deal = Deal((AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF))
+    shown = secrets("alliance", deal, ALLIANCE, stop_before="d3")
+    assert ("n1.wolves", "Werewolves: players number 7, 8, 9") in shown
+    assert [text for window, text in shown if window == "n2.wolves"] == []

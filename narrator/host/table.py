@@ -447,6 +447,9 @@ class TableDriver(Driver):
         self.screen.clear()
         self.screen.line(self._last_line)
         self.screen.line(self.t(window_hint(self.catalog, self.game, step.tag)))
+        if step.meet and step.seats:  # they meet: each sees the others (issue 28 #5)
+            met = Secret.seats(step.seats if len(step.seats) > 1 else ())
+            self.screen.secret(self._secret_text(step.tag, met))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""

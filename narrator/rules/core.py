@@ -528,7 +528,9 @@ class Wake(Tagged):
     a dead hidden role). Nothing about ``seats`` may reach the public channel.
     ``cues`` are lines said during the window, one every ``cue_every`` seconds
     from its start (sport mafia's called numbers). ``decoy``: what the window asks
-    when ``seats`` is empty (see :class:`Decoy`).
+    when ``seats`` is empty (see :class:`Decoy`). ``meet``: the awake see on the screen
+    who else is awake (alliance werewolves on night 1), a sight of the window, not a
+    secret of the rules (the scenario contract lists none for it).
     """
 
     seconds: float
@@ -536,6 +538,7 @@ class Wake(Tagged):
     cues: tuple[Say, ...] = ()
     cue_every: float = 0.0
     decoy: Decoy | None = field(default=None, compare=False)
+    meet: bool = False
 
     window = Tagged.id  # the window's id, as scenario results name it
 

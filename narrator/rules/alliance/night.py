@@ -129,6 +129,7 @@ def wolves_call(table: Table, night: int) -> Flow[Seat | None]:
             Tag(f"n{night}", "wolves"),
             sw.window(sw.wolves_first_s if first else sw.wolves_s),
             wolves,
+            meet=first,  # «Оборотни, проснитесь и узнайте друг друга» (RULES.md 4.4)
         ),
         "alliance.wolves_sleep",
         hunt(table, night, wolves),

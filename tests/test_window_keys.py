@@ -20,10 +20,10 @@ import pytest
 from narrator.host.table import TableDriver
 from narrator.ports import BACKSPACE, ENTER, Attempt, Live
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, DealCard, Prompt, Wake
+from narrator.rules.core import Deal, DealCard, Prompt, PublicView, Wake
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, SilentVoice
+from tests.harness import FakeClock
 
 
 def typed(seat: str) -> list[str]:
@@ -61,6 +61,7 @@ class ReactionScreen:
         self.window: str | None = None
         self.reactions: dict[str, list[str]] = {}
         self.secrets: list[tuple[str | None, str]] = []  # every card shown, unmasked
+        self.bar = ""  # the phase the bar names
         self._live: tuple[str, str, str] | None = None
 
     def open(self, window: str) -> None:
@@ -90,11 +91,22 @@ class ReactionScreen:
     def clear(self) -> None:
         self._note("clear")
 
-    def table(self, view: object, speaker: int | None) -> None:
-        pass
+    def table(self, view: PublicView, speaker: int | None) -> None:
+        self.bar = view.phase
 
     def end(self, title: str, lines: list[str]) -> None:
         pass
+
+
+class BarVoice:
+    """A silent voice that notes each line's key with the phase the bar names meanwhile."""
+
+    def __init__(self, screen: ReactionScreen) -> None:
+        self.screen = screen
+        self.heard: list[tuple[str, str]] = []
+
+    def say(self, key: str, text: str) -> None:
+        self.heard.append((key, self.screen.bar))
 
 
 class PeekingTable(TableDriver):
@@ -104,10 +116,11 @@ class PeekingTable(TableDriver):
         clock = FakeClock()
         self.peeker = PeekingKeys(clock)
         self.reactions = ReactionScreen(self.peeker)
+        self.listener = BarVoice(self.reactions)
         super().__init__(
             load_catalog("en"),
             GameRecord(),
-            voice=SilentVoice(),
+            voice=self.listener,
             screen=self.reactions,
             keys=self.peeker,
             clock=clock,
@@ -150,14 +163,15 @@ def reactions(
     return table.reactions.reactions
 
 
-def secrets(
+def played(
     game: str, deal: Deal, options: Mapping[str, object], *, stop_before: str
-) -> list[tuple[str | None, str]]:
+) -> PeekingTable:
+    """A game with the keys of :func:`typed` in every window."""
     variant = get_variant(game)
     table = PeekingTable(game, {})
     table.stop_before = stop_before
     table.run(variant.new_game(deal, make_switches(variant, dict(options)), random.Random(1)))
-    return table.reactions.secrets
+    return table
 
 
 ONENIGHT = {"window_s": 8, "discussion_s": 1, "lone_wolf_peek": True}
@@ -279,6 +293,42 @@ def test_the_alliance_werewolves_see_each_other_on_night_1() -> None:
     """«Оборотни, проснитесь и узнайте друг друга»: the screen of their window names them
     all, as halloween's vampires and sport mafia's black team see theirs (issue 28 #5)."""
     deal = Deal((AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF))
-    shown = secrets("alliance", deal, ALLIANCE, stop_before="d3")
+    shown = played("alliance", deal, ALLIANCE, stop_before="d3").reactions.secrets
     assert ("n1.wolves", "Werewolves: players number 7, 8, 9") in shown
     assert [text for window, text in shown if window == "n2.wolves"] == []
+
+
+MORNINGS = [
+    pytest.param(
+        "halloween",
+        Deal((VILL, VILL, VILL, HUNTER, WITCH, VAMP, VAMP)),
+        "halloween.morning",
+        "dawn",
+        id="halloween",
+    ),
+    pytest.param(
+        "sport_mafia",
+        Deal((CIV, CIV, CIV, SHERIFF, CIV, CIV, CIV, DON, MAFIA, MAFIA)),
+        "sport.morning_comes",
+        "dawn",
+        id="sport_mafia",
+    ),
+    pytest.param(
+        "onenight",
+        Deal((HI, INQ, INQ), (WOLF, WOLF, SPIRIT)),
+        "onenight.morning",
+        "d1",
+        id="onenight",
+    ),
+]
+
+
+@pytest.mark.parametrize(("game", "deal", "line", "bar"), MORNINGS)
+def test_the_morning_line_is_said_under_morning_not_the_night(
+    game: str, deal: Deal, line: str, bar: str
+) -> None:
+    """«Наступило утро» with «Ночь 1» on the bar: the bar names the morning (issue 28 #13),
+    or the day when the day has already begun."""
+    table = played(game, deal, {"discussion_s": 1} if game == "onenight" else {}, stop_before="d3")
+    assert (line, bar) in table.listener.heard
+    assert all(phase != "dawn" for key, phase in table.listener.heard if "wake" in key)

@@ -11,7 +11,7 @@ import logging
 import random
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from narrator.drive import ALREADY_ANSWERED, Driver
@@ -53,7 +53,7 @@ from narrator.rules.core import (
     phase_kind,
 )
 from narrator.rules.errors import NarratorError
-from narrator.voice.catalog import Catalog, phase_in_words
+from narrator.voice.catalog import DAWN, Catalog, phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -463,6 +463,11 @@ class TableDriver(Driver):
         if kind in ("night", "day"):
             self.screen.clear()  # a night or a day starts on a clean page
 
+    def _morning(self) -> None:
+        """The line that ends a night is said under «Утро», not «Ночь 1» (issue 28 #13)."""
+        if self._game is not None and phase_kind(self.phase) == "night":
+            self.screen.table(replace(self._game.public_view(), phase=DAWN), None)
+
     def dawn(self) -> None:
         """The knocking bed stops after the line that ends the night."""
         if not self.replaying:
@@ -680,6 +685,8 @@ class TableDriver(Driver):
     def carry_out(self, step: Step) -> Answer | None:
         if self.replaying and not self._replay:
             self._go_live(step)
+        if isinstance(step, Say) and step.dawn and not self.replaying:
+            self._morning()
         if isinstance(step, Show | Eliminate):
             self._history.append((self.phase, step))  # for the end screen's timeline
         answer = super().carry_out(step)

@@ -119,8 +119,13 @@ def load_words(lang: str) -> dict[str, str]:
     return _flatten(tomllib.loads(part.read_text("utf-8")))
 
 
+DAWN = "dawn"  # not a phase of the rules: the bar's name for the line that ends a night
+
+
 def phase_in_words(catalog: Catalog, phase: str) -> str:
-    """«Ночь 2», «День 1», «Раздача»: a phase as the table names it, never an id."""
+    """«Ночь 2», «День 1», «Раздача», «Утро»: a phase as the table names it, never an id."""
+    if phase == DAWN:
+        return catalog.text("tui.phase_dawn")
     number, kind = phase_number(phase), phase_kind(phase)
     if number is not None and kind != "other":
         return catalog.text(f"screen.{kind}", {"number": number})

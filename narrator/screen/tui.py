@@ -25,6 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live, Terminated
@@ -146,35 +147,32 @@ class HelpScreen(ModalScreen[None]):
         yield Static(self.text, id="help")
 
 
-class TailLog(Static):
+class TailLog(Widget):
     """What the narrator said, newest line at the bottom, always in sight.
 
-    It draws only the lines that fit its height (wrapped to its width), so it cannot
-    be left scrolled away from the newest line when the page above it grows.
+    It draws, each time it is drawn, only the lines that fit the height it has then
+    (wrapped to its width): it cannot show older lines when the page above it grows,
+    not even for the frame between the page's growth and its own resize (issue 28 #13).
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
+        super().__init__(**kwargs)
         self.lines: list[str] = []
 
     def add(self, line: str) -> None:
         self.lines.append(line)
-        self._draw()
+        self.refresh()
 
-    def on_resize(self, _event: Any) -> None:
-        self._draw()
-
-    def _draw(self) -> None:
+    def render(self) -> Text:
         width, height = self.content_region.width, self.content_region.height
         if width <= 0 or height <= 0:
-            self.update("")
-            return
+            return Text("")
         rows: list[str] = []
         for line in reversed(self.lines):
             rows[:0] = textwrap.wrap(line, width) or [""]
             if len(rows) >= height:
                 break
-        self.update(Text("\n".join(rows[-height:])))
+        return Text("\n".join(rows[-height:]))
 
 
 class TableApp(App[int]):

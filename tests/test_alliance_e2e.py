@@ -78,7 +78,7 @@ def test_alliance_night_one_and_the_election_at_the_table(tmp_path: Path) -> Non
     child.expect(r"Провидец, проснись\. Кого ты проверяешь\?")
     child.expect("Цифры")
     child.send(f"{wolves[0]}\r")
-    child.expect(r">>> Оборотень <<<")
+    child.expect(rf">>> Игрок номер {wolves[0]}: Оборотень <<<")
     child.expect(r"Провидец, засыпай\.")
 
     child.expect(r"Охотник, проснись\. Вот твоё состояние выстрела\.")

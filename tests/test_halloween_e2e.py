@@ -74,7 +74,7 @@ def test_full_game_in_russian(tmp_path: Path) -> None:
     child.send(f"{hunter}\r")
     child.expect("нельзя выбрать себя")
     child.send(f"{first}\r")
-    child.expect(">>> ДА <<<")
+    child.expect(f">>> Игрок номер {first}: ДА <<<")  # whom the check was about
     child.expect(re.escape(CLEAR_SCROLLBACK))
     child.expect("» Охотник засыпает")
     child.expect("» Деревня открывает глаза. Наступило утро")
@@ -107,7 +107,7 @@ def test_full_game_in_russian(tmp_path: Path) -> None:
     child.expect("» Охотник просыпается и показывает, кого проверить")
     child.expect("Цифры")
     child.send(f"{second}\r")
-    child.expect(">>> ДА <<<")
+    child.expect(f">>> Игрок номер {second}: ДА <<<")
     child.expect("» Эту ночь пережили все")
 
     # Day 2: the second vampire goes; the villagers win.

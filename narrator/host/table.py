@@ -537,7 +537,10 @@ class TableDriver(Driver):
                 return self.t(alone if alone in self.catalog.lines else "screen.secret_lone")
             key = f"shown.{action}" if f"shown.{action}" in self.catalog.lines else "shown.seats"
             return self.t(key, seats=", ".join(secret.values))
-        return self.t(f"secret.{secret.values[0]}")
+        verdict = self.t(f"secret.{secret.values[0]}")
+        if isinstance(answer, SeatAnswer):  # a check: whom it is about (issue 28 #13)
+            return self.t("screen.secret_seat_token", seat=answer.seat, verdict=verdict)
+        return verdict
 
     def sleep(self) -> None:
         """Run the window to its full length, refusing late answers, then wipe the screen."""
@@ -820,6 +823,8 @@ class TableDriver(Driver):
                 answered = _answered_by(before, phase, step)
                 taken = before[1] if answered and before is not None else None
                 looked = taken.answer if isinstance(taken, Taken) else None
+                if step.secret.kind != "roles":
+                    looked = None  # «проверка: 1 — ДА»: the seat is named already
                 secret = self._secret_text(step.tag, step.secret, looked)  # as it was shown
                 if answered:  # «…, проверка: 1 — ДА»
                     lines[-1] += f" — {secret}"

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from collections import deque
 
+import pytest
+
 from narrator.host.table import TableDriver, Taken
 from narrator.ports import ENTER, Attempt
 from narrator.record import GameRecord
+from narrator.resume import Done, Mismatch
 from narrator.rules.alliance import candidates_prompt, order_prompt
-from narrator.rules.answers import Answer, CountAnswer, ExplodeAnswer, OrderAnswer, SeatsAnswer
+from narrator.rules.answers import (
+    Answer,
+    CountAnswer,
+    ExplodeAnswer,
+    OrderAnswer,
+    SeatAnswer,
+    SeatsAnswer,
+)
 from narrator.rules.core import (
     Ask,
     Deal,
@@ -363,3 +373,45 @@ def test_the_end_screen_tells_the_game_in_words() -> None:
     assert "Ночь 1: Шериф (2), проверка: 3 — Мафия" in lines, lines
     assert "День 2: Игрок номер 3 — исключён голосованием" in lines
     assert not any("n1." in line or "mafia" in line for line in lines)  # no ids, no role ids
+
+
+def replayed_at_table(replay: list[Done], kept: list[Done]) -> list[object]:
+    """A one-window night replayed (``replay``) or re-run with ``kept`` answers."""
+    prompt = high_inquisitor_prompt(1, 5, OneNightSwitches())
+    got: list[object] = []
+
+    def script() -> Script:
+        yield Phase("n1")
+        yield Wake(Tag("n1", "high_inquisitor"), 4.0, (1,))
+        got.append((yield Ask(prompt)))
+        yield Sleep()
+        return Outcome(None, "n1")
+
+    clock = FakeClock()
+    driver = TableDriver(
+        load_catalog("ru"),
+        GameRecord(),
+        voice=SilentVoice(),
+        screen=RecordingScreen(),
+        keys=ScriptedKeys(clock, []),
+        clock=clock,
+        answer_s=5,
+        replay=replay,
+        kept=kept,
+    )
+    driver.run(Game("onenight", Deal(("villager",) * 5), script()))
+    return got
+
+
+def test_a_record_cannot_give_a_role_an_action_its_prompt_refuses() -> None:
+    """A damaged or doctored record is judged again by the rules: the high inquisitor
+    looking at his own card, or at a seat off the table, is refused, replayed or kept."""
+    for answer in (SeatAnswer(1), SeatAnswer(9)):
+        kept = [Done("reply", "n1.high_inquisitor", answer)]
+        with pytest.raises(Mismatch, match="not allowed"):
+            replayed_at_table([], kept)
+        replay = [*kept, Done("window", "n1.high_inquisitor")]  # a played night
+        with pytest.raises(Mismatch, match="not allowed"):
+            replayed_at_table(replay, [])
+    fine = SeatAnswer(3)
+    assert replayed_at_table([], [Done("reply", "n1.high_inquisitor", fine)]) == [fine]

@@ -483,7 +483,7 @@ class TableDriver(Driver):
 
     def ask(self, prompt: Prompt) -> Answer:
         if self.replaying:
-            return self._replayed("reply", prompt.id) or prompt.default
+            return self._legal(prompt, self._replayed("reply", prompt.id) or prompt.default)
         entry = Entry(prompt)
         self.keys.expect(prompt)
         if self._window is not None:
@@ -495,6 +495,8 @@ class TableDriver(Driver):
             label = self._label(prompt, self.game)
             self._labels[prompt.id] = label
         kept = self._kept.pop(prompt.id, None) if self._window is not None else None
+        if kept is not None:
+            kept = self._legal(prompt, kept)
         if kept is not None:  # answered before the stop: the same answer, no other
             entry.answered, entry.answer = True, kept
             self.screen.live(self._live(end - self._now(), total, label, entry))
@@ -625,6 +627,9 @@ class TableDriver(Driver):
         if self.replaying:
             answer = self._replayed("reply", step.id)
             if answer is not None:
+                asked = [p for p in (step.prompt, step.interrupt) if p is not None]
+                answer = self._legal_for_any(asked, answer)
+            if answer is not None:
                 self.confirm(step, answer)  # «5 принято»: in the record again, unheard
             return answer
         action = step.tag.action
@@ -720,6 +725,23 @@ class TableDriver(Driver):
         """A step that waited for the table is over: the record keeps its outcome."""
         self.done.append(done)
         self.record.add("done", **done.to_event())
+
+    def _legal(self, prompt: Prompt, answer: Answer) -> Answer:
+        """A recorded answer is judged again by the rules as they stand now: a record
+        cannot give a role an action its prompt does not allow (the dead, a seat off
+        the table, a second potion). Its expiry default is always allowed."""
+        return self._legal_for_any([prompt], answer)
+
+    def _legal_for_any(self, prompts: Sequence[Prompt], answer: Answer) -> Answer:
+        for prompt in prompts:
+            if answer == prompt.default:
+                return answer
+            try:
+                if prompt.accept(str(answer)) == answer:
+                    return answer
+            except NarratorError:
+                continue
+        raise Mismatch(f"the record's answer {answer} is not allowed at {prompts[0].id}")
 
     def _replayed(self, kind: str, step_id: str) -> Answer | None:
         """The recorded outcome of the step being replayed; the record must fit the script."""

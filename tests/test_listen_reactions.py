@@ -23,7 +23,7 @@ from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
-from narrator.ports import ENTER, Attempt
+from narrator.ports import ENTER, Attempt, Live
 from narrator.rules.core import Prompt, Tag
 from narrator.rules.halloween import vote_prompt
 from narrator.voice.catalog import load_catalog
@@ -156,3 +156,91 @@ def test_an_answer_heard_late_is_not_taken_by_the_next_question(lang: str) -> No
     got, screen, said, _ = hear(lang, pcm, five, before=(three, None))  # said once it is open
     assert said.said == [lexicon.message("say_heard", text=word)], (said.said, screen.lines)
     assert got == [Attempt(five.id, "2")], got
+
+
+# --- live: the PulseAudio virtual microphone, a real table, in real time -----------------------
+
+
+class LiveScreen(Screen):
+    """The lines, and each refusal the live area shows (the keypad's reason)."""
+
+    def live(self, view: Live | None) -> None:
+        if view is not None and view.reason and f"refused: {view.reason}" not in self.lines:
+            self.lines.append(f"refused: {view.reason}")
+
+
+LIVE = {  # a self-vote, speech the recogniser cannot place, an answer: voices that say them
+    "en": (("four", "espeak:gmw/en-us"), ("one", "espeak:gmw/en-us"), "two"),
+    "ru": (("четыре", "festival:msu_ru_nsh_clunits"), ("один", "espeak:zle/ru"), "два"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_every_utterance_at_a_vote_gets_a_reaction_through_the_microphone(
+    lang: str, pulse_audio: dict[str, str], tmp_path: Path
+) -> None:
+    """Voter 4 says his own number, then a word the recogniser may not place; after his
+    vote has closed, before voter 5's opens, «три» is said; voter 5 says «два». As ``play
+    --input voice`` hears it, through the virtual microphone in real time: the refusal,
+    a reaction to every utterance, nothing for «три», voter 5's «два» taken."""
+    from narrator.listen.keys import open_voice_keys
+    from narrator.rules.answers import SeatAnswer
+    from narrator.rules.core import Ask, Outcome, Phase, Say, Script
+    from narrator.voice.tts import SpeechCache
+    from tests.voice_table import play_by_voice, play_into_microphone
+
+    lexicon = lexicon_for(lang)
+    catalog = load_catalog(lang)
+    cache = SpeechCache(
+        lang,
+        voice="espeak:gmw/en-us" if lang == "en" else "espeak:zle/ru",
+        folder=tmp_path / "speech",
+    )
+    (self_word, self_voice), (vague, vague_voice), answer = LIVE[lang]
+    four, five = vote_of(4), vote_of(5)
+    answers: list[object] = []
+
+    def day() -> Script:
+        yield Phase("d1")
+        yield Say("sport.day_one", dawn=True)
+        answers.append((yield Ask(four)))
+        yield Say("sport.leaves", {"seat": 4})  # a line between the two votes
+        answers.append((yield Ask(five)))
+        return Outcome(None, "d1")
+
+    for key in ("sport.day_one", "sport.leaves"):
+        cache.clip(catalog.text(key, {"seat": 4}))
+    screen = LiveScreen()
+    keys = open_voice_keys(Keypad(), lang, None, None, screen, models_dir=tmp_path / "models")
+
+    def say(text: str, voice: str) -> None:
+        play_into_microphone(
+            silence(0.2) + spoken(lang, text, voice) + silence(0.3), pulse_audio, tmp_path
+        )
+
+    def open_at(prompt: Prompt) -> bool:
+        return keys.prompt == prompt and keys.listening and keys.may_listen()
+
+    def table_part() -> None:
+        wait_until(lambda: keys.listener.loader.done(), 20)
+        wait_until(lambda: open_at(four), 30)
+        say(self_word, self_voice)
+        wait_until(lambda: any(line.startswith("refused: ") for line in screen.lines), 15)
+        say(vague, vague_voice)
+        wait_until(lambda: keys.prompt is None, 30)  # voter 4's vote has closed
+        say(lexicon.number_word(3), corpus.VOICES[lang][0])
+        wait_until(lambda: open_at(five), 30)
+        say(answer, corpus.VOICES[lang][0])
+
+    play_by_voice(keys, screen, catalog, cache, day(), answer_s=8.0, speak=table_part)
+    heard = [(u.text, h) for u, h in keys.history]
+    refusal = f"refused: {REASON[lang]}"
+    assert refusal in screen.lines, (screen.lines, heard)
+    assert lexicon.message("heard", text=self_word, answer="4") in screen.lines, screen.lines
+    for text, h in heard:  # every utterance at a vote: the answer, or «не расслышал»
+        shown = lexicon.message("heard", text=text, answer=h.answer) if h.answer else None
+        assert shown in screen.lines or lexicon.message("unclear", text=text) in screen.lines
+    assert not any(lexicon.number_word(3) in line for line in screen.lines), screen.lines
+    # «два» through the microphone: taken, or (the recogniser is not that good) unclear.
+    assert answers[1] in (SeatAnswer(2), five.default), (answers, heard)

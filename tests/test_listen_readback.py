@@ -174,3 +174,21 @@ def test_a_refused_answer_is_handed_over_at_once_without_a_read_back() -> None:
     listener.hear("четыре")
     assert keys.read(0) == Attempt(vote.id, "4")
     assert voice.said == []
+
+
+def test_a_read_back_answer_its_question_closed_on_says_it_was_not_taken() -> None:
+    """«Слышу: пять», then the vote's time ran out inside the correction window: the
+    answer is not taken, and the screen says so (the read-back had promised it)."""
+    from tests.voice_table import Screen
+
+    listener, keypad, voice, clock = FakeListener(), FakeKeypad(), FakeVoice(), FakeClock()
+    screen = Screen()
+    keys = VoiceKeys(keypad, listener, RUSSIAN, screen, clock=clock)  # type: ignore[arg-type]
+    keys.watch_voice(voice)
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    listener.hear("пять")
+    assert typed(keys) == "" and voice.said == ["Слышу: пять."]
+    keys.expect(None)  # the vote closed
+    clock.now += CONFIRM_S * 2
+    assert typed(keys) == ""
+    assert screen.lines[-1] == RUSSIAN.message("closed", text="пять"), screen.lines

@@ -85,7 +85,8 @@ class VoiceKeys:
         self._armed_until = 0.0
         self._voice: Voice | None = None
         self._last_line: tuple[str, str] | None = None
-        self._held: tuple[str, float] | None = None  # a read-back answer and when it is typed
+        # A read-back answer, when it is typed, and what was heard.
+        self._held: tuple[str, float, str] | None = None
         self._tell: str | None = None  # why the voice input is off, to be said by day
         listener.gate = self.may_listen
 
@@ -111,6 +112,8 @@ class VoiceKeys:
         self._prompt = prompt
         self._speech = speech
         self._armed_until = 0.0
+        if self._held is not None:  # read back, but its question closed before it was typed
+            self._show(self.lexicon.message("closed", text=self._held[2]))
         self._held = None  # heard for a prompt that is closed now
         self._pending.clear()  # said for the prompt that closed: never taken by the next
         self._reopen()
@@ -219,7 +222,7 @@ class VoiceKeys:
                 self._pending.append(Attempt(self._prompt_key(), heard.answer))
             elif self._reads_back():
                 self._say(self.lexicon.message("say_heard", text=heard.text))
-                self._held = (heard.answer, self.clock() + CONFIRM_S)
+                self._held = (heard.answer, self.clock() + CONFIRM_S, heard.text)
             else:
                 self._pending.append(Attempt(self._prompt_key(), heard.answer))
         elif heard.unclear:

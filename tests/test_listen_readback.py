@@ -148,3 +148,47 @@ def test_unclear_speech_is_asked_again_aloud_and_types_nothing() -> None:
     clock.now += CONFIRM_S * 2
     assert typed(keys) == ""
     assert voice.said == ["Не расслышал, повторите."]
+
+
+def test_an_answer_handed_over_for_a_closed_prompt_never_reaches_the_next() -> None:
+    """Two nominations heard in one read: the table takes the first and closes the
+    question; the second, said for that question, is not handed to the next one."""
+    keys, listener, _, _, _ = table()
+    nominate = _seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
+    keys.expect(nominate)
+    listener.hear("я выставляю игрока номер семь")
+    listener.hear("я выставляю игрока номер восемь")
+    assert keys.read(0) == Attempt(nominate.id, "7")
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    assert typed(keys) == ""
+
+
+def test_a_refused_answer_is_handed_over_at_once_without_a_read_back() -> None:
+    """A self-vote is refused by the rules: not read back, handed to the table at once
+    (which shows the keypad's reason); no correction window to wait out."""
+    from narrator.rules.halloween import vote_prompt
+
+    keys, listener, _, voice, _ = table()
+    vote = vote_prompt(Tag("d1", "vote", 4), 4, tuple(range(1, 11)), tuple(range(1, 11)), 10)
+    keys.expect(vote)
+    listener.hear("четыре")
+    assert keys.read(0) == Attempt(vote.id, "4")
+    assert voice.said == []
+
+
+def test_a_read_back_answer_its_question_closed_on_says_it_was_not_taken() -> None:
+    """«Слышу: пять», then the vote's time ran out inside the correction window: the
+    answer is not taken, and the screen says so (the read-back had promised it)."""
+    from tests.voice_table import Screen
+
+    listener, keypad, voice, clock = FakeListener(), FakeKeypad(), FakeVoice(), FakeClock()
+    screen = Screen()
+    keys = VoiceKeys(keypad, listener, RUSSIAN, screen, clock=clock)  # type: ignore[arg-type]
+    keys.watch_voice(voice)
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    listener.hear("пять")
+    assert typed(keys) == "" and voice.said == ["Слышу: пять."]
+    keys.expect(None)  # the vote closed
+    clock.now += CONFIRM_S * 2
+    assert typed(keys) == ""
+    assert screen.lines[-1] == RUSSIAN.message("closed", text="пять"), screen.lines

@@ -135,6 +135,25 @@ def vote_by_voice(
 ) -> tuple[list[object], GameRecord]:
     """Run ``day_vote`` on a real table (the sound device, the voice, ``keys``) while
     ``speak`` talks in another thread; the answers the script got, and the record."""
+    answers: list[object] = []
+    record = play_by_voice(
+        keys, screen, catalog, cache, day_vote(answers, vote), answer_s=answer_s, speak=speak
+    )
+    return answers, record
+
+
+def play_by_voice(
+    keys: VoiceKeys,
+    screen: Screen,
+    catalog: Catalog,
+    cache: SpeechCache,
+    script: Script,
+    *,
+    answer_s: float,
+    speak: Callable[[], None],
+) -> GameRecord:
+    """Run ``script`` (a sport_mafia table of ten) on a real table: the sound device, the
+    voice, ``keys``, while ``speak`` talks in another thread; the record."""
     from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
     from narrator.host.table import TableDriver
     from narrator.host.terminal import RealClock
@@ -162,14 +181,13 @@ def vote_by_voice(
         answer_s=answer_s,
         sound=sound,
     )
-    answers: list[object] = []
     keys.start()
     speaker = threading.Thread(target=speak, daemon=True)
     speaker.start()
     try:
-        driver.run(Game("sport_mafia", Deal(("citizen",) * 10), day_vote(answers, vote)))
+        driver.run(Game("sport_mafia", Deal(("citizen",) * 10), script))
     finally:
         keys.close()
         device.stop()
     speaker.join(5)
-    return answers, record
+    return record

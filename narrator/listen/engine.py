@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from narrator.listen.words import Lexicon
+from narrator.listen.words import UNKNOWN, Lexicon
 from narrator.rules.errors import ConfigError, NarratorError
 
 _LOGGER = logging.getLogger(__name__)
@@ -201,8 +201,12 @@ class WholeUtterance:
         return None
 
     def finish(self) -> str | None:
+        """The text of the utterance; ``[unk]`` when there was speech but the engine made
+        nothing of it (an empty hypothesis, no allowed phrase close): "not understood"."""
         pcm = self._buffer.take()
-        return None if pcm is None else self.decode(pcm)
+        if pcm is None:
+            return None
+        return self.decode(pcm) or UNKNOWN
 
     def reset(self) -> None:
         self._buffer.reset()

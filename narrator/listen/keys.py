@@ -4,7 +4,10 @@
 keypad. What is heard reaches the table loop as an :class:`~narrator.ports.Attempt`
 (the prompt it was said for, the answer text, its source): «пять» at a vote is
 ``Attempt("d1.vote.3", "5")``, «спасибо» is an attempt that ends the speech.
-The keypad always works in parallel, and unclear speech gives nothing.
+The keypad always works in parallel. Whatever is said at an open question gets
+a reaction: the answer (read back, or at once for a nomination, or at once for
+the table to refuse with the keypad's reason), or «не расслышал»; said for a
+question that has closed, it is dropped.
 
 A microphone that goes away, or a model that cannot be loaded, leaves the
 keypad alone: said once on the screen (with the reason) and aloud (by day: a
@@ -32,7 +35,7 @@ from narrator.listen.listener import Listener, Notice, Utterance
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
 from narrator.ports import Attempt, Keys, Lines, Sound, Voice
 from narrator.rules.core import Prompt
-from narrator.rules.errors import ConfigError
+from narrator.rules.errors import ConfigError, NarratorError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -82,7 +85,8 @@ class VoiceKeys:
         self._armed_until = 0.0
         self._voice: Voice | None = None
         self._last_line: tuple[str, str] | None = None
-        self._held: tuple[str, float] | None = None  # a read-back answer and when it is typed
+        # A read-back answer, when it is typed, and what was heard.
+        self._held: tuple[str, float, str] | None = None
         self._tell: str | None = None  # why the voice input is off, to be said by day
         listener.gate = self.may_listen
 
@@ -108,7 +112,10 @@ class VoiceKeys:
         self._prompt = prompt
         self._speech = speech
         self._armed_until = 0.0
+        if self._held is not None:  # read back, but its question closed before it was typed
+            self._show(self.lexicon.message("closed", text=self._held[2]))
         self._held = None  # heard for a prompt that is closed now
+        self._pending.clear()  # said for the prompt that closed: never taken by the next
         self._reopen()
 
     def read(self, timeout: float) -> str | Attempt | None:
@@ -144,15 +151,18 @@ class VoiceKeys:
         self._listening = phrases is not None
         self.listener.listen(self._generation, phrases)
 
-    def may_listen(self) -> bool:
-        """The gate, asked by the listening thread before each block of audio."""
+    def may_listen(self, recorded: float | None = None) -> bool:
+        """The gate, asked by the listening thread for each block of audio: whether it
+        may be heard, judged at the moment it was ``recorded`` (default: now). A block
+        read late is judged by then: said while the narrator spoke, it is not heard."""
         now = self.clock()
+        at = now if recorded is None else recorded
         if self._talking or (self.speaking is not None and self.speaking()):
             self._quiet_until = max(self._quiet_until, now + TAIL_S)
             return False
-        if now < self._quiet_until or self._night:
+        if at < self._quiet_until or self._night:
             return False
-        return not (self.push_to_talk and now > self._ptt_until)
+        return not (self.push_to_talk and at > self._ptt_until)
 
     # --- what was heard ------------------------------------------------------------------
 
@@ -206,9 +216,13 @@ class VoiceKeys:
         if heard.answer is not None:
             self._armed_until = 0.0
             self._show(self.lexicon.message("heard", text=heard.text, answer=heard.answer))
-            if self._reads_back():
+            if self._refused(heard.answer):
+                # Heard, but the rules refuse it (one's own seat): no read-back, the table
+                # shows their reason at once, as for the same keys on the keypad.
+                self._pending.append(Attempt(self._prompt_key(), heard.answer))
+            elif self._reads_back():
                 self._say(self.lexicon.message("say_heard", text=heard.text))
-                self._held = (heard.answer, self.clock() + CONFIRM_S)
+                self._held = (heard.answer, self.clock() + CONFIRM_S, heard.text)
             else:
                 self._pending.append(Attempt(self._prompt_key(), heard.answer))
         elif heard.unclear:
@@ -218,6 +232,16 @@ class VoiceKeys:
             self._pending.append(Attempt(self._prompt_key(), "", ends=True))  # «Спасибо»
         if heard.repeat:
             self._repeat()
+
+    def _refused(self, answer: str) -> bool:
+        """Whether the open prompt's rules refuse ``answer`` (they judge it again)."""
+        if self._prompt is None:
+            return False
+        try:
+            self._prompt.accept(answer)
+        except NarratorError:
+            return True
+        return False
 
     def _reads_back(self) -> bool:
         """Votes, counts and yes/no are read back; a nomination is confirmed by the host."""

@@ -2,9 +2,14 @@
 
 It owns the recogniser and never blocks the table: the table (through
 ``VoiceKeys``) says which grammar is open (``listen``), a gate says whether the
-microphone may be heard right now (not while the narrator speaks, not at night),
-and finished utterances come back through a queue tagged with the generation
-of the prompt they were heard for, so a late result for an old prompt is dropped.
+microphone may be heard (not while the narrator speaks, not at night), and
+finished utterances come back through a queue tagged with the generation of the
+prompt they were heard for, so a late result for an old prompt is dropped.
+
+Both are judged by when a block was recorded, not by when it is read: a
+listener that fell behind (a slow decode on a busy machine) reads audio said
+before the open prompt opened, or while the narrator spoke, after the fact.
+Such a block belongs to no open prompt: it is heard by none.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 
 from narrator.listen.engine import Endpointer, ModelLoader, Recogniser, SpeechEngine
 from narrator.listen.mic import AudioSource
-from narrator.listen.words import Lexicon
+from narrator.listen.words import UNKNOWN, Lexicon
 from narrator.rules.errors import NarratorError
 
 _LOGGER = logging.getLogger(__name__)
@@ -60,11 +65,11 @@ class Listener:
         self.lexicon = lexicon
         self.endpointer = endpointer or Endpointer()
         self.clock = clock
-        self.gate: Callable[[], bool] = lambda: True
+        self.gate: Callable[[float], bool] = lambda _recorded: True
         self.results: queue.Queue[Utterance] = queue.Queue()
         self.notices: queue.Queue[Notice] = queue.Queue()
         self._lock = threading.Lock()
-        self._wanted: tuple[int, tuple[str, ...] | None] = (0, None)
+        self._wanted: tuple[int, tuple[str, ...] | None, float] = (0, None, 0.0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="listener", daemon=True)
         self._recognisers: dict[tuple[str, ...], Recogniser] = {}
@@ -79,9 +84,10 @@ class Listener:
         self.source.stop()
 
     def listen(self, generation: int, phrases: tuple[str, ...] | None) -> None:
-        """Open this grammar for the prompt of ``generation`` (None: stop listening)."""
+        """Open this grammar for the prompt of ``generation`` (None: stop listening),
+        for audio recorded from now on."""
         with self._lock:
-            self._wanted = (generation, phrases)
+            self._wanted = (generation, phrases, self.clock())
 
     # --- the thread ------------------------------------------------------------------
 
@@ -116,11 +122,12 @@ class Listener:
                 if model is None:
                     continue
                 self.notices.put(Notice("ready"))
+            recorded = self.source.captured()
             with self._lock:
-                generation, phrases = self._wanted
-            if phrases is None or not self.gate():
+                generation, phrases, since = self._wanted
+            if phrases is None or recorded < since or not self.gate(recorded):
                 if recogniser is not None and recogniser.has_audio and current is not None:
-                    self._emit(current[0], recogniser.finish())  # cut short: keep what was said
+                    self._cut_short(current[0], recogniser.finish())
                 self.endpointer.reset()
                 continue
             if current != (generation, phrases):
@@ -143,6 +150,12 @@ class Listener:
         if phrases not in self._recognisers:
             self._recognisers[phrases] = model.recogniser(model.usable(phrases, self.lexicon))
         return self._recognisers[phrases]
+
+    def _cut_short(self, generation: int, text: str | None) -> None:
+        """An utterance the gate closed on: what was said, if it was speech at all
+        (a click before the narrator's line is no "not understood")."""
+        if text != UNKNOWN or self.endpointer.speech_s >= self.endpointer.min_speech_s:
+            self._emit(generation, text)
 
     def _emit(self, generation: int, text: str | None) -> None:
         if text:

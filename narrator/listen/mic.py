@@ -40,6 +40,11 @@ class AudioSource(Protocol):
         """The next block, or None when ``timeout`` seconds pass without one."""
         ...
 
+    def captured(self) -> float:
+        """When the block ``read`` gave last was recorded (``time.monotonic``): a block
+        read late (the listener fell behind) still belongs to the moment it was said."""
+        ...
+
     def problem(self) -> str | None:
         """Why no more audio will come (None while it works)."""
         ...
@@ -111,7 +116,8 @@ class Microphone:
         self.device = device
         self.block_s = block_s
         self.stall_s = stall_s
-        self._queue: queue.Queue[bytes] = queue.Queue(QUEUE_BLOCKS)
+        self._queue: queue.Queue[tuple[float, bytes]] = queue.Queue(QUEUE_BLOCKS)
+        self._captured = 0.0
         self._stream: Any = None
         self._rate = RATE
         self._problem: str | None = None
@@ -159,7 +165,7 @@ class Microphone:
 
     def _callback(self, data: Any, frames: int, _time: Any, _status: Any) -> None:
         with contextlib.suppress(queue.Full):  # nobody is reading: old audio is worthless
-            self._queue.put_nowait(bytes(data))
+            self._queue.put_nowait((time.monotonic(), bytes(data)))
 
     def _finished(self) -> None:
         if not self._stopping:
@@ -167,7 +173,7 @@ class Microphone:
 
     def read(self, timeout: float) -> bytes | None:
         try:
-            block = self._queue.get(timeout=max(timeout, 0))
+            self._captured, block = self._queue.get(timeout=max(timeout, 0))
         except queue.Empty:
             if not self._stopping and time.monotonic() - self._last > self.stall_s:
                 self._problem = self._problem or f"no audio for {self.stall_s:g} s"
@@ -177,6 +183,9 @@ class Microphone:
             return block
         samples = np.frombuffer(block, dtype=np.int16).astype(np.float32) / 32768.0
         return to_pcm(resample(samples, self._rate))
+
+    def captured(self) -> float:
+        return self._captured
 
     def problem(self) -> str | None:
         return self._problem
@@ -200,12 +209,14 @@ class FileSource:
     """PCM audio given as an AudioSource, block by block (in real time if asked).
 
     In real time it reads as silence after the end, like a quiet room; otherwise
-    it then gives nothing. ``finished`` tells that everything was read.
+    it then gives nothing. ``finished`` tells that everything was read. A block
+    is recorded when it is due (in real time) or read (otherwise).
     """
 
     def __init__(self, pcm: bytes, *, realtime: bool = False, block_s: float = BLOCK_S) -> None:
         self.pcm = pcm
         self.realtime = realtime
+        self._captured = 0.0
         self.block = round(RATE * block_s) * 2
         self.position = 0
         self.finished = threading.Event()
@@ -234,7 +245,14 @@ class FileSource:
             block = self.pcm[self.position : self.position + self.block]
             block += bytes(self.block - len(block))
         self.position += self.block
+        if self.realtime and self._start is not None:
+            self._captured = self._start + self.position / 2 / RATE
+        else:
+            self._captured = time.monotonic()
         return block
+
+    def captured(self) -> float:
+        return self._captured
 
     def problem(self) -> str | None:
         return None

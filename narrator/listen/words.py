@@ -145,9 +145,11 @@ def is_day_prompt(prompt: Prompt) -> bool:
 def grammar(prompt: Prompt | None, lexicon: Lexicon, *, speech: bool = False) -> tuple[str, ...]:
     """The phrases to listen for at ``prompt`` (None: a speech with no question open).
 
-    Only the words valid now, plus «повтори», the fillers and ``[unk]`` (which
-    soaks up everything else); «спасибо» only where it ends something: in a
-    ``speech`` (a public countdown the prompt is open in) or with no prompt. At
+    Only the words that mean something now (every seat number of the table at a
+    seat prompt: the rules judge which one may be chosen), plus «повтори», the
+    fillers and ``[unk]`` (which soaks up everything else); «спасибо» only where
+    it ends something: in a ``speech`` (a public countdown the prompt is open in)
+    or with no prompt. At
     a vote it would mean nothing, and a word that means nothing only competes
     with the answers ("six" heard as "thanks", Whisper's "thank you" on noise).
     """
@@ -155,8 +157,14 @@ def grammar(prompt: Prompt | None, lexicon: Lexicon, *, speech: bool = False) ->
     if prompt is not None:
         accepts = prompt.accepts
         if accepts & {AnswerKind.SEAT, AnswerKind.SEATS, AnswerKind.COUNT, AnswerKind.NOBODY}:
-            legal = set(codec.numbers(prompt, LARGEST_NUMBER))  # once, not per phrase
-            phrases += [p for p, n in lexicon.numbers.items() if n in legal]
+            heard = set(codec.numbers(prompt, LARGEST_NUMBER))  # once, not per phrase
+            if accepts & {AnswerKind.SEAT, AnswerKind.SEATS}:
+                # Every seat of the table, not only the ones the rules allow now: a seat
+                # they refuse (one's own, a dead one) is heard and refused with their
+                # reason, as on the keypad. Left out, it was heard as a filler ("four" as
+                # "for"), as nothing, or as another seat («четыре» as «девять»).
+                heard |= set(range(1, min(prompt.seat_count, LARGEST_NUMBER) + 1))
+            phrases += [p for p, n in lexicon.numbers.items() if n in heard]
         if AnswerKind.NOBODY in accepts or AnswerKind.COUNT in accepts:
             phrases += lexicon.nobody
         if AnswerKind.ABSTAIN in accepts:
@@ -272,8 +280,9 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
 
     A nomination (said inside one's own speech) counts only with its phrase
     («я выставляю игрока номер семь»), or right after it when ``armed``; any
-    other prompt takes the bare answer («пять», «никого», «за»). Words
-    outside the grammar (``[unk]``) or two different answers make it unclear.
+    other prompt takes the bare answer («пять», «никого», «за»), and anything
+    else said there is unclear: words outside the grammar (``[unk]``), fillers
+    alone, two different answers.
     """
     tokens = _normalise(text)
     table = _phrase_table(lexicon, prompt is not None and AnswerKind.YES_NO in prompt.accepts)
@@ -301,4 +310,8 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
         return Heard(text, answer=answers.pop(), end=end, repeat=repeat)
     if nomination and not answers and not strange and not end:
         return Heard(text, end=end, repeat=repeat, arms=True)
-    return Heard(text, end=end, repeat=repeat, unclear=bool(answers) or (nomination and strange))
+    if nomination:  # inside a speech: talk that is no nomination is no answer either
+        return Heard(text, end=end, repeat=repeat, unclear=bool(answers) or strange)
+    # A question is open: whatever was said gets a reaction, an answer or "not understood"
+    # (``[unk]``, fillers alone, two answers, a number that is no seat here).
+    return Heard(text, end=end, repeat=repeat, unclear=not (end or repeat))

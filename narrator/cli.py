@@ -553,6 +553,8 @@ def after_crash(args: argparse.Namespace, started: float) -> str:
     unfinished game written since ``started``), or that no game was under way."""
     lang = args.lang or "ru"
     try:
+        import shlex
+
         from narrator.app import unfinished_games
         from narrator.host.journal import default_record_dir
         from narrator.voice.catalog import load_catalog
@@ -566,8 +568,6 @@ def after_crash(args: argparse.Namespace, started: float) -> str:
         words = ["narrator", "resume", *([str(number)] if number > 1 else [])]
         words += ["--text"] if args.text else []
         words += ["--record-dir", str(args.record_dir)] if args.record_dir else []
-        import shlex
-
         command = shlex.join(words)
         return load_catalog(games[number - 1].lang).text("supervise.crashed", {"command": command})
     except Exception:  # a crash that breaks the game's own modules too: the command alone

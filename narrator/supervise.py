@@ -37,6 +37,7 @@ ENDED = frozenset({0, 2, 128 + signal.SIGINT, 128 + signal.SIGTERM, 128 + signal
 # Signals sent to the parent that are meant for the game.
 PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 REAP_S = 3.0  # how long the parent waits for killed leftovers to be reaped
+STOP_S = 10.0  # how long a game has to end after a stop signal reached it
 
 # The terminal modes the full screen (textual) and the text host switch on, switched off:
 # cancel a sequence cut short, leave the alternate screen, mouse reports, focus reports,
@@ -91,17 +92,35 @@ def supervised(game: Callable[[], int], after_crash: Callable[[float], str]) -> 
 
 
 def _wait(child: int) -> int:
-    """Wait for ``child`` to end, passing on the signals sent to this process; its status."""
+    """Wait for ``child`` to end, passing on the signals sent to this process; its status.
+
+    A child still there ``STOP_S`` after a stop signal reached it is killed (and so
+    cleaned up after as a crash): a stop always ends the program.
+    """
     watched = {*PASSED_ON, signal.SIGCHLD}
+    deadline: float | None = None
     while True:
-        info = signal.sigwaitinfo(watched)
+        if deadline is None:
+            info = signal.sigwaitinfo(watched)
+        else:
+            left = deadline - time.monotonic()
+            found = signal.sigtimedwait(watched, left) if left > 0 else None
+            if found is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child, signal.SIGKILL)
+                deadline = None
+                continue
+            info = found
         if info.si_signo == signal.SIGCHLD:
             done, status = os.waitpid(child, os.WNOHANG)
             if done:
                 return status
-        elif info.si_code <= 0:  # sent by a program; the terminal's own (si_code > 0)
+            continue
+        if info.si_code <= 0:  # sent by a program; the terminal's own (si_code > 0)
             with contextlib.suppress(ProcessLookupError):  # reach the child by themselves
                 os.kill(child, info.si_signo)
+        if deadline is None:
+            deadline = time.monotonic() + STOP_S
 
 
 def _terminal_settings() -> list[int | list[bytes | int]] | None:

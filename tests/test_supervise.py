@@ -42,6 +42,9 @@ how, folder = sys.argv[1], Path(sys.argv[2])
 
 def stop(signum, frame):
     print("\\x1b[?1049l\\x1b[?25hWIPED", flush=True)
+    if how == "hang":  # a game whose stop never ends (a thread it waits for)
+        while True:
+            time.sleep(1)
     raise SystemExit(128 + signum)
 
 def game() -> int:
@@ -244,6 +247,18 @@ def test_a_killed_parent_stops_the_game_its_own_way(panes: Callable[..., Pane]) 
     assert "ALTERNATE-SECRET" not in pane.tmux("capture-pane", "-p", "-t", "t")
 
 
+def test_a_game_that_does_not_end_after_a_stop_is_killed_and_cleaned_up(
+    panes: Callable[..., Pane],
+) -> None:
+    """SIGTERM reached the game, which wiped its secret but never ends: after
+    ``STOP_S`` the parent kills it and cleans up as after a crash; no engine is left."""
+    pane = panes("hang")
+    game, engine = pane.started()
+    os.kill(pane.parent(), signal.SIGTERM)
+    assert_clean(pane.ended(), 128 + signal.SIGKILL)
+    assert not exists(engine) and not exists(game)
+
+
 @pytest.mark.parametrize(("code", "crash"), [(0, False), (2, False), (130, False), (7, True)])
 def test_exit_codes_pass_through(tmp_path: Path, code: int, crash: bool) -> None:
     """The game's exit code is the program's; one that no normal end gives is a crash."""
@@ -266,6 +281,16 @@ def test_the_ends_of_a_stop_are_not_crashes() -> None:
     """The stop signals the game handles (narrator.ports) end as the supervisor expects."""
     stopped = {128 + getattr(signal, name) for name in STOP_SIGNALS if hasattr(signal, name)}
     assert stopped <= supervise.ENDED
+
+
+def test_a_crash_before_any_deal_offers_nothing_to_continue(tmp_path: Path) -> None:
+    """No game of this run in the record folder: the line says so, in the game's language."""
+    from narrator.cli import _parser, after_crash
+    from narrator.voice.catalog import load_catalog
+
+    args = _parser().parse_args(["play", "onenight", "--lang", "en", "--record-dir", str(tmp_path)])
+    said = after_crash(args, time.time())
+    assert said == load_catalog("en").text("supervise.crashed_no_game")
 
 
 def test_a_wrong_argument_is_said_once_by_one_process(tmp_path: Path) -> None:

@@ -533,9 +533,50 @@ def _voice(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (``argv``: the words after ``narrator``, or the process's own).
+
+    A game at the table started from the command line runs in a child process of a
+    parent that cleans up after a crash (narrator.supervise); the arguments are read
+    once, before, so a wrong one is said once.
+    """
+    args = _parser().parse_args(argv)
+    at_table = args.command == "play" or (args.command == "resume" and not args.list)
+    if argv is None and at_table:
+        from narrator.supervise import supervised
+
+        return supervised(lambda: _run(args), lambda started: after_crash(args, started))
+    return _run(args)
+
+
+def after_crash(args: argparse.Namespace, started: float) -> str:
+    """The line after a crashed game, in its language: how to go on with it (the newest
+    unfinished game written since ``started``), or that no game was under way."""
+    lang = args.lang or "ru"
+    try:
+        import shlex
+
+        from narrator.app import unfinished_games
+        from narrator.host.journal import default_record_dir
+        from narrator.voice.catalog import load_catalog
+
+        folder = args.record_dir or default_record_dir()
+        games = unfinished_games(folder)
+        ours = [n for n, g in enumerate(games, 1) if g.path.stat().st_mtime >= started - 1]
+        if not ours:
+            return load_catalog(lang).text("supervise.crashed_no_game")
+        number = ours[0]
+        words = ["narrator", "resume", *([str(number)] if number > 1 else [])]
+        words += ["--text"] if args.text else []
+        words += ["--record-dir", str(args.record_dir)] if args.record_dir else []
+        command = shlex.join(words)
+        return load_catalog(games[number - 1].lang).text("supervise.crashed", {"command": command})
+    except Exception:  # a crash that breaks the game's own modules too: the command alone
+        return "narrator resume"
+
+
+def _run(args: argparse.Namespace) -> int:
     from narrator.ports import Terminated
 
-    args = _parser().parse_args(argv)
     try:
         if args.command == "scenario":
             return _scenario(args)

@@ -857,3 +857,19 @@ class RecordingScreen:
 class SilentVoice:
     def say(self, key: str, text: str) -> None:
         pass
+
+
+def game_process(narrator: int) -> int:
+    """The process that plays the game of the ``narrator`` command ``narrator`` (its child:
+    narrator.supervise), to kill the game itself rather than the parent waiting for it."""
+    import subprocess
+    import time
+
+    for _ in range(200):  # the child is forked as the command starts
+        found = subprocess.run(["pgrep", "-P", str(narrator)], capture_output=True, text=True)
+        pids = [int(pid) for pid in found.stdout.split()]
+        if pids:
+            assert len(pids) == 1, f"narrator {narrator} has children {pids}"
+            return pids[0]
+        time.sleep(0.05)
+    raise AssertionError(f"narrator {narrator} plays no game")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from narrator.app import unfinished_games
 from narrator.host.journal import unfinished_records
+from tests.harness import game_process
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
 # The host's options, given to the game and to its resume alike; the kill and the resume
@@ -62,7 +63,7 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     try:
         wait_for_played_steps(records, child, 12)
     finally:
-        child.send_signal(signal.SIGKILL)
+        os.kill(game_process(child.pid), signal.SIGKILL)  # the game, not its parent
         child.wait(timeout=60)
 
     listing = subprocess.run(

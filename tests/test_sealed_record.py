@@ -47,6 +47,7 @@ from narrator.rules.core import Deal, Prompt
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice.catalog import load_catalog
+from tests.harness import game_process
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 180  # a hang detector, never a speed target
@@ -365,8 +366,8 @@ def test_a_killed_game_leaves_a_readable_sealed_prefix(tmp_path: Path) -> None:
 
     try:
         wait_for("night window in the live record", night_has_begun, child)
-        child.send_signal(signal.SIGKILL)
-        assert finished(child) == -signal.SIGKILL
+        os.kill(game_process(child.pid), signal.SIGKILL)  # the game, not its parent
+        assert finished(child) == 128 + signal.SIGKILL
     finally:
         if child.poll() is None:
             child.kill()

@@ -971,6 +971,88 @@ def test_a_stop_signal_in_a_night_window_leaves_no_secret_and_the_game_resumes(
     assert again[0]["deal"] == first[0]["deal"] and again[0].get("resumed_from")
 
 
+def game_processes(table: Table) -> list[str]:
+    """Every process left under the pane's shell (narrator, speech engines), but ``sleep``."""
+    shell = table.tmux("display-message", "-p", "-t", "game", "#{pane_pid}").strip()
+    done = subprocess.run(["ps", "-e", "-o", "pid=,ppid=,stat=,comm="], capture_output=True)
+    rows = [line.split(None, 3) for line in done.stdout.decode().splitlines()]
+    parents = {pid: ppid for pid, ppid, *_ in rows}
+    under = []
+    for pid, _, stat, name in rows:
+        up = parents.get(pid)
+        while up not in (None, "0", "1", shell):
+            up = parents.get(up)
+        if up == shell and name != "sleep":
+            under.append(f"{pid} {stat} {name}")
+    return under
+
+
+def engines_of(pid: int) -> list[str]:
+    """The Festival processes started by ``pid`` (in a session of their own, so they are
+    found by their parent, not by their process group)."""
+    done = subprocess.run(["ps", "-e", "-o", "pid=,ppid=,comm="], capture_output=True, text=True)
+    rows = [row.split() for row in done.stdout.splitlines()]
+    return [" ".join(row) for row in rows if row[1] == str(pid) and "festival" in row[2]]
+
+
+@pytest.mark.terminal
+@pytest.mark.parametrize("name", ["SIGKILL", "SIGSEGV"])
+def test_a_game_killed_in_a_night_window_leaves_no_secret_and_resumes(
+    tables: Callable[..., Table], name: str
+) -> None:
+    """``kill -9`` (or a native crash, SIGSEGV) of the game after the High Inquisitor's
+    answer was accepted, its result on screen, spoken by Festival: the game cannot clean
+    up, so the parent ``narrator`` process does: the pane and its scroll-back show no
+    secret and no box, the terminal works again (the shell's next command runs), no
+    speech engine is left (running or defunct), one line says how to go on, and that
+    command (`narrator resume`) continues the same game."""
+    signum = getattr(signal, name)
+    game = ["--players", "3", "--seed", "1", "--window", "8", "--discussion", "1", *COMMON]
+    table = tables("onenight", game, size=(80, 24))  # seed 1: the High Inquisitor at seat 3
+    start_game(table)
+    for seat in (1, 2, 3):
+        table.wait(f"the call of seat {seat}", calling(seat))
+        deal_one(table, seat)
+
+    def asked(screen: Screen, view: View) -> bool:
+        events = view.events
+        index = next((i for i, e in enumerate(events) if e.get("id") == "n1.high_inquisitor"), None)
+        return index is not None and is_live("onenight", screen, events, index)
+
+    table.wait("the High Inquisitor's window", asked)
+    table.press("*13", "Enter")
+    screen, _ = table.wait(
+        "the High Inquisitor's result",
+        lambda s, v: v.accepted("n1.high_inquisitor") is not None and s.box is not None,
+    )
+    secret = table.settled("the result drawn")[0].box
+    assert secret is not None
+    narrator = table.narrator_pid()
+    below = subprocess.run(["pgrep", "-P", str(narrator)], capture_output=True, text=True)
+    playing = [p for p in [narrator, *map(int, below.stdout.split())] if engines_of(p)]
+    assert len(playing) == 1, f"no one process runs Festival: {game_processes(table)}"
+    os.kill(playing[0], signum)  # the game itself, not a parent waiting for it
+    table.wait("the program to exit", lambda s, v: "EXIT=" in s.text)
+    printed = table.history()
+    lines = [line.strip() for line in printed.splitlines() if line.strip()]
+    assert f"EXIT={128 + signum}" in lines, printed
+    assert squash(secret) not in squash(printed), f"the secret was left:\n{printed}"
+    assert not any(mark in printed for mark in "┏┃┗━"), f"a box was left:\n{printed}"
+    assert t("screen.accepted") not in printed, printed
+    assert "Traceback" not in printed, printed
+    resume = "narrator resume --record-dir " + shlex.quote(str(table.records))
+    assert t("supervise.crashed", command=resume) in lines, printed
+    assert game_processes(table) == [], "left behind: " + ", ".join(game_processes(table))
+    first = table.events()
+    assert first[-1]["event"] != "aborted"  # killed: nothing written after the answer
+
+    table.run_again("resume")
+    screen, _ = table.wait("the game again", lambda s, v: s.phase_bar.startswith("Ночь"))
+    assert not screen.has(t("setup.start")), f"a set-up screen on resume:\n{screen.text}"
+    again = table.events()
+    assert again[0]["deal"] == first[0]["deal"] and again[0].get("resumed_from")
+
+
 def halloween(view: View, prompt: Event) -> Sequence[Step] | None:
     """The witch saves the vampires' first target; the hunter checks a vampire; every day the
     village votes out the first living vampire (who votes for a villager)."""

@@ -11,6 +11,7 @@ stopped.  tmux shows what a player would see: the pane and its scroll-back
 
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import shutil
@@ -77,12 +78,17 @@ sys.exit(supervised(game, lambda started: "CRASH-LINE: narrator resume"))
 """
 
 
+SERVERS = itertools.count()
+
+
 class Pane:
     """The tiny game in a detached tmux session, then the shell's ``stty``."""
 
     def __init__(self, folder: Path, how: str, *args: str) -> None:
         self.folder = folder
-        self.socket = f"narrator-supervise-{os.getpid()}-{folder.name}"[:100]
+        # One server per pane, never a name used before: a server killed by the last
+        # test may still be going down when the next one starts.
+        self.socket = f"narrator-supervise-{os.getpid()}-{next(SERVERS)}"
         script = folder / "game.py"
         script.write_text(GAME, encoding="utf-8")
         words = [sys.executable, str(script), how, str(folder), *args]

@@ -940,6 +940,8 @@ def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.accepted(g.t("prompt.alliance.witch_save"), g.t("answer.no"))
         if poison is not None:
             await g.accepted(g.t("prompt.alliance.witch_poison"), str(poison))
+        # her box, both answers and the keys fit at 80×24 too, no «larger terminal» page
+        assert not g.enlarge_page(screen_rows(g.app)), "the witch's window does not fit"
         await g.hear("alliance.witch_sleep")
         await g.window(("alliance.seer_wake", {}))
         await g.type(str(check))

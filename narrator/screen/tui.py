@@ -416,10 +416,17 @@ class TableApp(App[int]):
         )
 
     def _page_tail(self, width: int) -> list[str]:
-        """The newest page lines that fit in PAGE_ROWS rows once wrapped (``#page`` pads 2)."""
+        """The newest page lines that fit in PAGE_ROWS rows once wrapped (``#page`` pads 2).
+
+        A line the narrator row above shows already (a window's wake line, said again on
+        its page for the text host) is not drawn twice: at 80×24 the witch's window, its
+        box, both her answers and the keys fit only so (issue 28 #13).
+        """
         tail: list[str] = []
         rows = 0
         for line in reversed(self.page_lines):
+            if line == self.last_said:
+                continue
             rows += self._rows(line, width - 4)
             if rows > PAGE_ROWS and tail:
                 break
@@ -462,6 +469,7 @@ class TableApp(App[int]):
         self.last_said = text
         self.query_one("#narrator", Static).update(text)
         self.query_one("#log", TailLog).add(f"» {text}")
+        self._fit()  # the page shows again a line it left to the narrator row
 
     def _follow_log(self) -> None:
         """After the page changed: the size it needs (the log redraws on its own resize)."""

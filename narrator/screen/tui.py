@@ -316,6 +316,11 @@ class TableApp(App[int]):
         if self.leaving:
             self.exit(self.code)
             return
+        if self.error is not None:  # why there is no game: on the screen, not only after it
+            reason = str(self.error) or type(self.error).__name__
+            self.show_clear()
+            self.query_one("#narrator", Static).update(self.t("tui.failed", reason=reason))
+            self.show_line(self.t("tui.failed", reason=reason))
         self.query_one("#phase", Static).update(self.leave_text())
 
     # --- keys ------------------------------------------------------------------------------
@@ -370,6 +375,8 @@ class TableApp(App[int]):
 
     def leave_text(self) -> str:
         """The end screen's bar: how to leave, and whether the game ended or was stopped."""
+        if self.error is not None:
+            return self.t("tui.leave_failed")
         return self.t("tui.leave_stopped" if self.stopped else "tui.leave")
 
     def toggle_pause(self) -> None:

@@ -437,7 +437,8 @@ class RecordSink:
         self.journal: Journal | None = None
         self.lost: OSError | None = None  # why the record stopped, if it did
         self._told: str | None = None  # the line that tells it, until it is told
-        self._window = False
+        self._window = False  # inside a night window: the loss is told after it
+        self._ending = False  # the window has ended; its screen is wiped before the next event
 
     def __call__(self, event: Event) -> None:
         kind = event.get("event")
@@ -446,7 +447,13 @@ class RecordSink:
                 self.journal.append(event)
             except OSError as error:
                 self.lose(error, "screen.record_cut")
-        self._window = kind == "window" or (self._window and kind != "window_end")
+        # Held from a window's start to the event after its end (its screen wiped first).
+        if kind == "window":
+            self._window = True
+        elif kind == "window_end":
+            self._window = self._ending = True
+        elif self._ending:
+            self._window = self._ending = False
         self._tell()
 
     def lose(self, error: OSError, key: str | None) -> None:

@@ -315,3 +315,39 @@ def screen_text(app: Any) -> list[str]:
     from tests.test_tui import screen_rows
 
     return [row.strip() for row in screen_rows(app)]
+
+
+def test_a_record_that_fails_inside_a_night_window_is_told_after_it(disk: Any) -> None:
+    """The write that finds the disk full may be an answer typed in a night window: the
+    table is told after the window (whose end is at a fixed time), never at the moment of
+    the answer, and only once."""
+    import time
+
+    from narrator.app import RecordSink
+    from tests.harness import RecordingScreen
+
+    records = disk(2 * PAGE)
+    clock = [0.0]
+    journal = Journal(records.root, "toy", clock=lambda: clock[0], keys=records.root / "keys")
+    screen = RecordingScreen()
+    sink = RecordSink(screen, load_catalog("en"))
+    sink.journal = journal
+    sink({"event": "start"})
+    sink({"event": "window", "prompt": "n1.seer"})
+    records.fill()
+    clock[0] = 10.0  # twenty frames due: the writer meets the full disk
+    deadline = time.monotonic() + HANG_S
+    while sink.lost is None and time.monotonic() < deadline:
+        sink({"event": "answer", "prompt": "n1.seer", "input": "3", "accepted": True})
+        time.sleep(0.01)
+    assert sink.lost is not None and sink.lost.errno == errno.ENOSPC
+    assert screen.lines == []  # inside the window: not a word
+    sink({"event": "window_end", "prompt": "n1.seer"})
+    assert screen.lines == []  # its screen is wiped right after: still not
+    sink({"event": "done", "kind": "window", "id": "n1.seer"})
+    t = texts("en")
+    assert screen.lines == [t("screen.record_cut", reason=t("screen.record_full"))]
+    sink({"event": "say", "text": "Day"})
+    assert len(screen.lines) == 1
+    with contextlib.suppress(OSError):
+        journal.close()

@@ -253,6 +253,9 @@ def test_the_full_screen_with_a_full_home_starts_the_game_and_says_why(
             await until(pilot, lambda: app.finished or off in app.page_lines, 60)
             assert not app.finished, (app.error, app.page_lines)
             await until(pilot, lambda: any(k == "said" for k, _ in app.events[1:]), 60)
+            await pilot.pause(0.2)
+            rows = "".join(screen_text(app)).replace(" ", "")
+            assert off.replace(" ", "") in rows, rows  # still on the screen, in the log
             await pilot.press("escape")
             await until(pilot, lambda: any("Прервать игру?" in x for x in app.page_lines), 60)
             await pilot.press("1")

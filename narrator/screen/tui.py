@@ -483,9 +483,16 @@ class TableApp(App[int]):
             self.farewell = []  # stopped: what follows (the record's path) is printed too
         if self.farewell is not None:
             self.farewell.append(text)
+        if self._lasting(text):  # wiped from the page by the next step: kept in the log too
+            self.query_one("#log", TailLog).add(f"! {text}")
         self.page_lines.append(text)
         self.query_one("#page", Static).update("\n".join(self._page_tail(self.size.width)))
         self._follow_log()
+
+    def _lasting(self, text: str) -> bool:
+        """A line the table must still see after the page is wiped: the record is not kept."""
+        keys = ("screen.record_off", "screen.record_cut")
+        return any(text.startswith(self.catalog.lines[key].split("{")[0]) for key in keys)
 
     def show_live(self, view: Live | None) -> None:
         live = self.query_one("#live", Vertical)

@@ -335,7 +335,7 @@ def _recorded_game(
         terminal.line(prepared.catalog.text("screen.quit"))
     except Exception as error:
         record.add("crashed", phase=table.driver.phase, error=repr(error))
-        path = close_journal(sink, record, folder, variant.name)
+        close_journal(sink, record, folder, variant.name)
         _retire_continued(prepared, record, sink)
         raise
     path = close_journal(sink, record, folder, variant.name)
@@ -493,8 +493,8 @@ def close_journal(sink: RecordSink, record: GameRecord, folder: Path, game: str)
     if journal is not None:
         try:
             journal.close()
-        except OSError as error:  # the writer stopped (a full disk) and no event told it yet
-            sink.lose(error, "screen.record_cut")
+        except OSError as error:  # the writer stopped (a full disk) and no event told it yet:
+            sink.lose(error, None)  # the game is over, no "the game goes on"
     if not ended:
         path = journal.path if journal is not None else None
         return path if path is not None and path.is_file() else None

@@ -154,7 +154,9 @@ class Peeker(threading.Thread):
     def run(self) -> None:
         while not self.halt.is_set():
             files = [path for root in self.roots for path in _files(root)]
-            if any(self.records.glob("*.jsonl")):  # the end: what is listed now came before it
+            # The end: what is listed now came before it. The plain record is written beside
+            # its place first (.<name>.jsonl.part), after the winner is announced.
+            if any(self.records.glob("*.jsonl")) or any(self.records.glob(".*.jsonl.part")):
                 return
             for path in files:
                 try:

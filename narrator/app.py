@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -27,19 +28,25 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence, SpeechSource
 from narrator.host.demo import DemoKeys
-from narrator.host.journal import Journal, default_record_dir, read_journal
+from narrator.host.journal import (
+    Journal,
+    default_record_dir,
+    forget_sealed,
+    read_journal,
+    write_plain_record,
+)
 from narrator.host.outage import SoundWatch
 from narrator.host.table import GameStopped, Rewind, TableDriver
 from narrator.host.terminal import PrintVoice, RealClock, Terminal
 from narrator.picture import draw_finished
 from narrator.ports import STOP_SIGNALS, Clock, Keys, Screen, Sound, Terminated, Voice
-from narrator.record import GameRecord
+from narrator.record import Event, GameRecord
 from narrator.resume import Done, Unfinished, unfinished
 from narrator.rules.core import Deal, Say, Switches, shuffled_deal
 from narrator.rules.errors import ConfigError
@@ -276,7 +283,7 @@ def _run_game(
     voice: Voice,
     sound: Sound,
     clock: Clock,
-) -> tuple[int, GameRecord, Journal]:
+) -> tuple[int, GameRecord, Path | None]:
     keys, voice, sound, stop_listening = voice_input(settings, terminal, keys, voice, sound)
     try:
         return _recorded_game(settings, prepared, terminal, TablePorts(keys, voice, sound, clock))
@@ -296,15 +303,17 @@ class TablePorts:
 
 def _recorded_game(
     settings: TableSettings, prepared: Prepared, terminal: Screen, ports: TablePorts
-) -> tuple[int, GameRecord, Journal]:
+) -> tuple[int, GameRecord, Path | None]:
     """One game with its record: stopped (Ctrl-C, Esc, SIGTERM) or crashed, the record says so."""
     variant = prepared.variant
     folder = settings.record_dir or default_record_dir()
+    catalog = prepared.catalog
+    sink = RecordSink(terminal, catalog)
     try:
-        journal = Journal(folder, variant.name, clock=ports.clock.now)
-    except OSError as error:
-        raise ConfigError(f"cannot write a game record in {folder}: {error.strerror}") from None
-    record = GameRecord(journal.append, ports.clock.now, on_lost=_record_lost(journal.path))
+        sink.journal = Journal(folder, variant.name, clock=ports.clock.now)
+    except OSError as error:  # a full or read-only disk: the game goes on without its record
+        sink.lose(error, "screen.record_off")
+    record = GameRecord(sink, ports.clock.now)
     record.start(
         game=variant.name,
         lang=settings.lang,
@@ -326,26 +335,32 @@ def _recorded_game(
         terminal.line(prepared.catalog.text("screen.quit"))
     except Exception as error:
         record.add("crashed", phase=table.driver.phase, error=repr(error))
-        close_journal(journal, record)
-        _retire_continued(prepared, record)
+        close_journal(sink, record, folder, variant.name)
+        _retire_continued(prepared, record, sink)
         raise
-    close_journal(journal, record)
-    _retire_continued(prepared, record)
-    terminal.line(prepared.catalog.text("screen.record", {"path": journal.path}))
-    picture = draw_finished(journal.path, record.events, rules_rng)  # a game that ended only
-    if picture is not None:
-        terminal.line(prepared.catalog.text("picture.written", {"path": picture}))
-    return code, record, journal
+    path = close_journal(sink, record, folder, variant.name)
+    _retire_continued(prepared, record, sink)
+    if path is not None:
+        terminal.line(catalog.text("screen.record", {"path": path}))
+        picture = draw_finished(path, record.events, rules_rng)  # a game that ended only
+        if picture is not None:
+            terminal.line(catalog.text("picture.written", {"path": picture}))
+    elif sink.lost is not None:
+        terminal.line(catalog.text("screen.record_unsaved", {"reason": sink.reason()}))
+    return code, record, path
 
 
-def _retire_continued(prepared: Prepared, record: GameRecord) -> None:
-    """A resumed game that got past its replay holds everything: the old record goes."""
+def _retire_continued(prepared: Prepared, record: GameRecord, sink: RecordSink) -> None:
+    """A resumed game that got past its replay holds everything: the old record goes, and
+    its key with it; once the game has ended, whatever became of the new record."""
     old = prepared.resumed_from
-    if old is None or record.lost is not None:
+    if old is None:
         return
+    ended = any(event["event"] == "end" for event in record.events)
+    if sink.lost is not None and not ended:
+        return  # the new record is cut short: the old one may still be needed
     if any(event["event"] == "resumed" for event in record.events):
-        with contextlib.suppress(OSError):
-            old.unlink()
+        forget_sealed(old)
 
 
 class RewindingTable:
@@ -399,32 +414,98 @@ class RewindingTable:
                 self.driver = self._driver(self.driver.done[: back.keep], record_replay=False)
 
 
-def _record_lost(path: Path) -> Callable[[OSError], None]:
-    def warn(error: OSError) -> None:
-        reason = error.strerror or str(error)
-        sys.stderr.write(
-            f"narrator: cannot write the game record {path} ({reason}): the game goes on, "
-            "the rest of the record is kept in memory only\n"
-        )
-        sys.stderr.flush()
+class RecordSink:
+    """Hands the game's events to its sealed journal, and tells the table once when the
+    record cannot be written (a full or read-only disk, its folder gone): the game goes
+    on, every event kept in memory (``GameRecord.events``).
 
-    return warn
+    The loss is told at a public moment: a write that fails inside a night window is
+    told after the window, so its time says nothing of who answered when.
+    """
+
+    REASONS: ClassVar[dict[int, str]] = {
+        errno.ENOSPC: "screen.record_full",
+        errno.EDQUOT: "screen.record_full",
+        errno.EROFS: "screen.record_read_only",
+        errno.EACCES: "screen.record_denied",
+        errno.EPERM: "screen.record_denied",
+        errno.ENOENT: "screen.record_gone",
+    }
+
+    def __init__(self, screen: Screen, catalog: Catalog) -> None:
+        self.screen, self.catalog = screen, catalog
+        self.journal: Journal | None = None
+        self.lost: OSError | None = None  # why the record stopped, if it did
+        self._told: str | None = None  # the line that tells it, until it is told
+        self._window = False  # inside a night window: the loss is told after it
+        self._ending = False  # the window has ended; its screen is wiped before the next event
+
+    def __call__(self, event: Event) -> None:
+        kind = event.get("event")
+        if self.journal is not None and self.lost is None:
+            try:
+                self.journal.append(event)
+            except OSError as error:
+                self.lose(error, "screen.record_cut")
+        # Held from a window's start to the event after its end (its screen wiped first).
+        if kind == "window":
+            self._window = True
+        elif kind == "window_end":
+            self._window = self._ending = True
+        elif self._ending:
+            self._window = self._ending = False
+        self._tell()
+
+    def lose(self, error: OSError, key: str | None) -> None:
+        """The record stops here (``key``: the line that says so, if any), told once."""
+        if self.lost is not None:
+            return
+        self.lost = error
+        self._told = key
+        _LOGGER.info("the game record cannot be written: %s", error)
+        self._tell()
+
+    def reason(self) -> str:
+        """Why the record cannot be written, in the table's words."""
+        error = self.lost
+        key = self.REASONS.get(error.errno or 0) if error is not None else None
+        if key is not None:
+            return self.catalog.text(key)
+        detail = (error.strerror or str(error)) if error is not None else ""
+        return self.catalog.text("screen.record_error", {"error": detail})
+
+    def _tell(self) -> None:
+        if self._told is None or self._window:
+            return
+        key, self._told = self._told, None
+        self.screen.line(self.catalog.text(key, {"reason": self.reason()}))
 
 
-def close_journal(journal: Journal, record: GameRecord) -> None:
+def close_journal(sink: RecordSink, record: GameRecord, folder: Path, game: str) -> Path | None:
     """Close the sealed journal; a game that has ended is written out plain for the group.
 
     A stopped or crashed game stays sealed (narrator.host.journal), for ``resume``.
+    Returns the record there is, whole, or None (told by ``sink``): a game without a
+    journal is written out plain at its end if the disk takes it now.
     """
-    try:
-        journal.close()
-    except OSError as error:  # the writer stopped (a full disk) and no event told it yet
-        record.lose(error)
-    if any(event["event"] == "end" for event in record.events):
+    journal = sink.journal
+    ended = any(event["event"] == "end" for event in record.events)
+    if journal is not None:
         try:
+            journal.close()
+        except OSError as error:  # the writer stopped (a full disk) and no event told it yet:
+            sink.lose(error, None)  # the game is over, no "the game goes on"
+    if not ended:
+        path = journal.path if journal is not None else None
+        return path if path is not None and path.is_file() else None
+    try:
+        if journal is not None:
             journal.finish(record.events)
-        except OSError as error:
-            record.lose(error)
+            return journal.path
+        return write_plain_record(folder, game, record.events)
+    except OSError as error:  # the game is over: the end says it (screen.record_unsaved)
+        sink.lose(error, None)
+        return None
 
 
 def voice_input(
@@ -517,14 +598,19 @@ def speaking(
 
 
 def check_record_dir(settings: TableSettings) -> None:
-    """Before anything is rendered or dealt: game records can be written in their folder."""
+    """Before anything is rendered or dealt: the record folder is a folder (or can be one).
+
+    A file in its place is a mistake on the command line. A folder on a full or
+    read-only disk, or one not allowed to this user, is not: the game goes on without
+    its record and the table is told (``RecordSink``).
+    """
     folder = settings.record_dir or default_record_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
+    except (FileExistsError, NotADirectoryError) as error:
         raise ConfigError(f"cannot create the record folder {folder}: {error.strerror}") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"cannot write game records in {folder}")
+    except OSError as error:
+        _LOGGER.info("the record folder %s cannot be made: %s", folder, error)
 
 
 def play_at_table(settings: TableSettings, prepared: Prepared | None = None) -> int:

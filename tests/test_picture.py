@@ -77,9 +77,9 @@ def finished_game(
     clock = FakeClock()
     screen = RecordingScreen()
     ports = TablePorts(Keypad(clock, f"{game}{seed}"), SilentVoice(), Silence(), clock)
-    code, record, journal = _recorded_game(settings, prepared, screen, ports)
-    assert code == 0 and journal.path.suffix == ".jsonl"
-    return journal.path, screen, record.events
+    code, record, path = _recorded_game(settings, prepared, screen, ports)
+    assert code == 0 and path is not None and path.suffix == ".jsonl"
+    return path, screen, record.events
 
 
 def texts(svg: Path) -> list[str]:

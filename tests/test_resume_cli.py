@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from narrator.app import unfinished_games
-from narrator.host.journal import unfinished_records
+from narrator.host.journal import default_key_dir, unfinished_records
 from tests.harness import game_process
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]
@@ -95,3 +95,6 @@ def test_a_killed_game_is_listed_and_resumed_to_its_end(tmp_path: Path) -> None:
     assert events[0]["answer_s"] == 2  # the stopped game's answer time, not the default
     assert any(e["event"] == "resumed" for e in events)
     assert any(e["event"] == "end" for e in events)
+    old_key = default_key_dir() / f"{Path(events[0]['resumed_from']).stem}.key"
+    assert not old_key.exists()  # no key left of a game that has ended
+    assert not (default_key_dir() / f"{plain[0].stem}.key").exists()

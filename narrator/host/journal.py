@@ -133,6 +133,9 @@ class Journal:
     ``clock``: the game's clock (seconds), by default the monotonic wall clock;
     ``keys``: the key folder, by default ``default_key_dir()``. ``path`` is the
     sealed record until ``finish`` has written the plain one.
+
+    A record that cannot be begun (its folder or its key's cannot be written: full,
+    read-only, not allowed) raises the OSError and leaves nothing behind.
     """
 
     def __init__(
@@ -144,21 +147,17 @@ class Journal:
         keys: Path | None = None,
         period: float = PERIOD_S,
     ) -> None:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(
-                f"cannot create the record folder {folder}: {error.strerror}"
-            ) from None
+        folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
         self._sealed = folder / f"{stamp}-{game}{SEALED}"
         self.path = self._sealed
+        self._keys = keys or default_key_dir()
         key = AESGCM.generate_key(bit_length=256)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
         self._fd = os.open(self._sealed, flags, 0o600)  # before its key: see _forget_orphans
         try:
-            self._key = _write_key(keys or default_key_dir(), self._sealed, key)
-        except ConfigError:
+            self._key = _write_key(self._keys, self._sealed, key)
+        except OSError:
             os.close(self._fd)
             self._sealed.unlink(missing_ok=True)
             raise
@@ -212,16 +211,26 @@ class Journal:
     def finish(self, events: Iterable[Mapping[str, Any]]) -> None:
         """The game has ended: its plain record for the group, and the sealed one removed.
 
-        ``events``: every event of the game (the record in memory). When the plain
-        record cannot be written whole, its whole lines stay, so does the sealed
-        record (``unseal`` may try again), and the OSError is raised.
+        ``events``: every event of the game (the record in memory). The plain record
+        appears whole or not at all. When the disk does not take it, the sealed record
+        goes first (it holds nothing the events do not: its space is the plain
+        record's) and the plain one is tried once more. The game has ended, so its
+        sealed record and key go in any case (nothing to continue, no secret left);
+        when the plain record could not be written either, the OSError is raised.
         """
         with contextlib.suppress(OSError):  # the sealed record's loss was told by close()
             self.close()
         plain = self._sealed.with_suffix(PLAIN)
-        _write_plain(plain, events)
+        lines = _plain_lines(events)
+        try:
+            try:
+                _write_plain(plain, lines)
+            except OSError:
+                _remove_sealed(self._sealed, self._key)
+                _write_plain(plain, lines)
+        finally:
+            _remove_sealed(self._sealed, self._key)
         self.path = plain
-        _remove_sealed(self._sealed, self._key)
 
     # -- the writer's side --------------------------------------------------------------------
 
@@ -333,31 +342,42 @@ def _write_key(keys: Path, sealed: Path, key: bytes) -> Path:
     """The key of a new sealed record, owner-only, on disk before the record's first frame.
 
     It is written beside its place and moved there whole: a key that is there can be read.
+    A key that cannot be written whole (a full or read-only state folder) leaves nothing
+    and raises the OSError.
     """
+    keys.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _forget_orphans(keys)
+    path = _key_path(keys, sealed)
+    data = {
+        "format": FORMAT,
+        "frame": FRAME_BYTES,
+        "record": str(sealed.absolute()),
+        "key": base64.b64encode(key).decode("ascii"),
+    }
+    _write_whole(path, json.dumps(data).encode("ascii"))
+    return path
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path``, whole or not at all: written beside it, synced, moved.
+
+    On a failure the part written is removed and the OSError raised: no empty or
+    half-written file is left (a reader never sees half a key or half a record).
+    """
+    part = path.with_name(f".{path.name}{PART}")
     try:
-        keys.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _forget_orphans(keys)
-        path = _key_path(keys, sealed)
-        data = {
-            "format": FORMAT,
-            "frame": FRAME_BYTES,
-            "record": str(sealed.absolute()),
-            "key": base64.b64encode(key).decode("ascii"),
-        }
-        part = keys / f".{path.name}{PART}"  # whole or not there: a reader never sees half a key
         fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            _write_all(fd, json.dumps(data).encode("ascii"))
+            _write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(part, path)
-    except OSError as error:
-        raise ConfigError(
-            f"cannot write the key of the game record in {keys}: {error.strerror or error}"
-        ) from None
-    _sync_folder(keys)
-    return path
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        raise
+    _sync_folder(path.parent)
 
 
 def _forget_orphans(keys: Path) -> None:
@@ -400,9 +420,16 @@ def _read_key(sealed: Path, keys: Path | None) -> tuple[bytes, int]:
 
 
 def _remove_sealed(sealed: Path, key: Path) -> None:
-    sealed.unlink(missing_ok=True)
-    key.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        sealed.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        key.unlink(missing_ok=True)
     _sync_folder(sealed.parent)
+
+
+def forget_sealed(sealed: Path, keys: Path | None = None) -> None:
+    """Remove a sealed record that is done with, and its key (a resumed game's old record)."""
+    _remove_sealed(sealed, _key_path(keys or default_key_dir(), sealed))
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -511,29 +538,29 @@ def unseal(path: Path, keys: Path | None = None) -> Path:
         events.pop()
     plain = path.with_suffix(PLAIN)
     try:
-        _write_plain(plain, events)
+        _write_plain(plain, _plain_lines(events))
     except OSError as error:
         raise ConfigError(f"cannot write {plain}: {error.strerror or error}") from None
     _remove_sealed(path, _key_path(keys or default_key_dir(), path))
     return plain
 
 
-def _write_plain(path: Path, events: Iterable[Mapping[str, Any]]) -> None:
-    """One JSON object per line; on a failure only the whole lines written stay."""
-    data = b"".join(
+def write_plain_record(folder: Path, game: str, events: Iterable[Mapping[str, Any]]) -> Path:
+    """The plain record of a game that had no sealed one (its disk was full or read-only
+    at the start): written whole at its end, or not at all (the OSError is raised)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    path = folder / f"{stamp}-{game}{PLAIN}"
+    _write_plain(path, _plain_lines(events))
+    return path
+
+
+def _plain_lines(events: Iterable[Mapping[str, Any]]) -> bytes:
+    return b"".join(
         (json.dumps(event, ensure_ascii=False) + "\n").encode("utf-8") for event in events
     )
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    done = 0
-    try:
-        view = memoryview(data)
-        while done < len(data):
-            done += os.write(fd, view[done:])
-        os.fsync(fd)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, data.rfind(b"\n", 0, done) + 1)
-        raise
-    finally:
-        os.close(fd)
-    _sync_folder(path.parent)
+
+
+def _write_plain(path: Path, data: bytes) -> None:
+    """The plain record, one JSON object per line: whole, or not there at all."""
+    _write_whole(path, data)

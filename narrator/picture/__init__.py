@@ -8,6 +8,7 @@ sealed, and nothing of it may be written in the clear (RULES.md 0.5).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -68,14 +69,20 @@ def read_finished(record: Path) -> list[dict[str, Any]]:
 
 
 def write(scene: Scene, path: Path) -> None:
+    """The picture at ``path``, whole or not at all: drawn beside it, then moved there
+    (a full disk leaves no half picture, and an older one stays as it was)."""
+    part = path.with_name(f".{path.name}.part")
     try:
         if path.suffix.lower() == ".png":
             from narrator.picture.png import write_png
 
-            write_png(scene, path)
+            write_png(scene, part)
         else:
-            path.write_text(to_svg(scene), encoding="utf-8")
+            part.write_text(to_svg(scene), encoding="utf-8")
+        os.replace(part, path)
     except OSError as error:
+        with contextlib.suppress(OSError):
+            part.unlink()
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
 
 

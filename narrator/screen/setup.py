@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import typing
 from pathlib import Path
@@ -84,11 +85,16 @@ def load_saved(path: Path) -> dict[str, Any]:
 
 
 def save(path: Path, values: dict[str, Any]) -> str | None:
-    """Write settings; the problem in one line, or None."""
+    """Write settings, whole or not at all (a full disk keeps the ones saved before and
+    leaves no empty file); the problem in one line, or None."""
+    part = path.with_name(f".{path.name}.part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values, ensure_ascii=False, indent=1), "utf-8")
+        part.write_text(json.dumps(values, ensure_ascii=False, indent=1), "utf-8")
+        os.replace(part, path)
     except OSError as error:
+        with contextlib.suppress(OSError):
+            part.unlink()
         return f"cannot save {path}: {error.strerror}"
     return None
 

@@ -314,6 +314,11 @@ class TableApp(App[int]):
         if self.leaving:
             self.exit(self.code)
             return
+        if self.error is not None:  # why there is no game: on the screen, not only after it
+            reason = str(self.error) or type(self.error).__name__
+            self.show_clear()
+            self.query_one("#narrator", Static).update(self.t("tui.failed", reason=reason))
+            self.show_line(self.t("tui.failed", reason=reason))
         self.query_one("#phase", Static).update(self.leave_text())
 
     # --- keys ------------------------------------------------------------------------------
@@ -368,6 +373,8 @@ class TableApp(App[int]):
 
     def leave_text(self) -> str:
         """The end screen's bar: how to leave, and whether the game ended or was stopped."""
+        if self.error is not None:
+            return self.t("tui.leave_failed")
         return self.t("tui.leave_stopped" if self.stopped else "tui.leave")
 
     def toggle_pause(self) -> None:
@@ -482,9 +489,16 @@ class TableApp(App[int]):
             self.farewell = []  # stopped: what follows (the record's path) is printed too
         if self.farewell is not None:
             self.farewell.append(text)
+        if self._lasting(text):  # wiped from the page by the next step: kept in the log too
+            self.query_one("#log", TailLog).add(f"! {text}")
         self.page_lines.append(text)
         self.query_one("#page", Static).update("\n".join(self._page_tail(self.size.width)))
         self._follow_log()
+
+    def _lasting(self, text: str) -> bool:
+        """A line the table must still see after the page is wiped: the record is not kept."""
+        keys = ("screen.record_off", "screen.record_cut")
+        return any(text.startswith(self.catalog.lines[key].split("{")[0]) for key in keys)
 
     def show_live(self, view: Live | None) -> None:
         live = self.query_one("#live", Vertical)

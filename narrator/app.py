@@ -309,11 +309,12 @@ def _recorded_game(
     folder = settings.record_dir or default_record_dir()
     catalog = prepared.catalog
     sink = RecordSink(terminal, catalog)
+    record = GameRecord(sink, ports.clock.now)
+    sink.record = record  # it says on the record when it is not kept
     try:
         sink.journal = Journal(folder, variant.name, clock=ports.clock.now)
     except OSError as error:  # a full or read-only disk: the game goes on without its record
         sink.lose(error, "screen.record_off")
-    record = GameRecord(sink, ports.clock.now)
     record.start(
         game=variant.name,
         lang=settings.lang,
@@ -435,6 +436,7 @@ class RecordSink:
     def __init__(self, screen: Screen, catalog: Catalog) -> None:
         self.screen, self.catalog = screen, catalog
         self.journal: Journal | None = None
+        self.record: GameRecord | None = None  # the record fed: told when it is not kept
         self.lost: OSError | None = None  # why the record stopped, if it did
         self._told: str | None = None  # the line that tells it, until it is told
         self._window = False  # inside a night window: the loss is told after it
@@ -461,6 +463,8 @@ class RecordSink:
         if self.lost is not None:
             return
         self.lost = error
+        if self.record is not None and self.record.lost is None:
+            self.record.lost = error  # the game's record knows it is not kept
         self._told = key
         _LOGGER.info("the game record cannot be written: %s", error)
         self._tell()

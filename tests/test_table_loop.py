@@ -415,3 +415,41 @@ def test_a_record_cannot_give_a_role_an_action_its_prompt_refuses() -> None:
             replayed_at_table(replay, [])
     fine = SeatAnswer(3)
     assert replayed_at_table([], [Done("reply", "n1.high_inquisitor", fine)]) == [fine]
+
+
+def test_the_stop_question_does_not_promise_a_record_the_disk_refused() -> None:
+    """A full disk: the record is not kept, so the stop question says so and does not
+    say «Протокол игры сохранён» (issue 28, item 14). The record learns it from the
+    sink that failed."""
+    import errno
+
+    from narrator.app import RecordSink
+    from narrator.host.table import GameStopped
+    from narrator.ports import INTERRUPT
+
+    catalog, screen = load_catalog("ru"), RecordingScreen()
+    sink = RecordSink(screen, catalog)
+    record = GameRecord(sink)
+    sink.record = record
+    sink.lose(OSError(errno.ENOSPC, "No space left on device"), "screen.record_off")
+    assert record.lost is not None
+
+    def script() -> Script:
+        yield Phase("d1")
+        yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
+        return Outcome(None, "d1")
+
+    clock = FakeClock()
+    driver = TableDriver(
+        catalog,
+        record,
+        voice=SilentVoice(),
+        screen=screen,
+        keys=ScriptedKeys(clock, [INTERRUPT, "1"]),
+        clock=clock,
+        answer_s=5,
+    )
+    with pytest.raises(GameStopped):
+        driver.run(Game("sport_mafia", Deal(("civilian",) * 9), script()))
+    assert catalog.text("screen.confirm_quit_unsaved", {}) in screen.lines
+    assert catalog.text("screen.confirm_quit", {}) not in screen.lines

@@ -678,7 +678,8 @@ class TableDriver(Driver):
         at night it runs on, because a pause would be heard (issue 17 #4).
         """
         self.screen.line("")
-        self.screen.line(self.t("screen.confirm_quit"))
+        kept = self._record.lost is None  # the disk took the record so far
+        self.screen.line(self.t("screen.confirm_quit" if kept else "screen.confirm_quit_unsaved"))
         asked = self.clock.now()
         while True:
             key = self.keys.read(TICK)

@@ -406,8 +406,10 @@ class RewindingTable:
                 return
             except Rewind as back:
                 self.record.add("undo", keep=back.keep, id=back.taken.id, phase=back.taken.phase)
-                self.driver.carry_out(Say("screen.undone", {"answer": back.words}))
+                self.driver.carry_out(Say("undo.taken_back"))  # short, rendered ahead
                 self.driver = self._driver(self.driver.done[: back.keep], record_replay=False)
+                # On the page once the question is open again: which answer went.
+                self.driver.undone = prepared.catalog.text("screen.undone", {"answer": back.words})
 
 
 def _record_lost(path: Path) -> Callable[[OSError], None]:

@@ -838,7 +838,7 @@ SILENT_SECTIONS = frozenset(
     }
 )
 # The sections of common.toml that a game speaks from (the rest is screen text).
-SPOKEN_SHARED = frozenset({"deal", "timer", "reveal"})
+SPOKEN_SHARED = frozenset({"deal", "timer", "reveal", "undo"})
 # A variant whose catalog section is not called like the variant.
 SECTION_OF = {"sport_mafia": "sport"}
 DEFAULT_SEATS = 12

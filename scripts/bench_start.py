@@ -20,7 +20,7 @@ Prints a table against the targets (5 s, 0 waits, 2 s, 3 s) and the ratios
 measured / target (below 1 is within the target). Not a test: figures depend on
 the machine and its load; run it alone, or say what else ran.
 
-    .venv/bin/python scripts/bench_start.py [--games onenight,halloween] [--langs ru,en]
+    .venv/bin/python scripts/bench_start.py [--games onenight,halloween] [--langs ru,en] [--busy]
 """
 
 from __future__ import annotations
@@ -316,6 +316,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--langs", default=",".join(LANGS))
+    parser.add_argument(
+        "--busy", action="store_true", help="hold one core busy meanwhile (a loaded machine)"
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -330,6 +333,9 @@ def main() -> None:
     from tests.pulse import pulse_server
 
     rows = []
+    burner = None
+    if args.busy:
+        burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     with pulse_server() as env:
         busy = keep_sink_busy(env)
         try:
@@ -343,6 +349,9 @@ def main() -> None:
         finally:
             busy.terminate()
             busy.wait(timeout=10)
+            if burner is not None:
+                burner.terminate()
+                burner.wait(timeout=10)
     print(
         "| game | lang | voice | cold start s | × 5 s | lines waited | longest wait s "
         "| undo s | × 2 s | resume s | × 3 s |"

@@ -640,6 +640,12 @@ class SpeechCache:
         return True
 
     @property
+    def waiting(self) -> bool:
+        """Whether the game waits for a line to be rendered now."""
+        with self._turn:
+            return self._wanted > 0
+
+    @property
     def rendering_ahead(self) -> bool:
         """Whether lines are still being rendered ahead of the game."""
         thread = self._ahead

@@ -62,6 +62,7 @@ from narrator.sound.output import (
     output_problem,
 )
 from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
+from narrator.voice.order import needed_order
 
 if TYPE_CHECKING:
     from narrator.screen.tui import PausableClock, TableApp
@@ -218,11 +219,16 @@ def speech_source(
     game: str,
     progress: Callable[[int, int], None] | None = _progress,
     fallbacks: list[str] | None = None,
+    *,
+    ahead: Sequence[str] | None = None,
 ) -> PackOrTTS:
     """The TTS cache (missing lines rendered now, with a progress bar) and a voice pack.
 
-    Only the lines the voice pack cannot say (``VoicePack.unsaid``) are rendered
-    before the game: with a complete pack, spliced lines included, nothing is.
+    Only the lines the voice pack cannot say (``VoicePack.unsaid``) are rendered:
+    with a complete pack, spliced lines included, nothing is. With ``ahead`` (the
+    lines in the order the game needs them: ``voice.order``, public) the first
+    missing line is rendered now and the rest in the background, in that order,
+    while the game speaks; without it every missing line is rendered before.
     A voice that does not exist gives the best other voice of the language, a voice
     pack that cannot be used gives the default voice: the line to say about it (a
     ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
@@ -235,12 +241,17 @@ def speech_source(
         fallbacks.append("notice.voice_missing")
     pack = _voice_pack(settings, fallbacks)
     lines = lines_to_render(settings.lang, game)
+    if ahead is not None:
+        lines = list(dict.fromkeys([*ahead, *lines]))
     missing = cache.missing(pack.unsaid(lines) if pack is not None else lines)
-    if missing:
+    if missing and ahead is not None:
+        cache.build(missing[:1])  # the engine starts (or fails) here, before the game
+        cache.render_ahead(missing[1:])
+    elif missing:
         cache.build(missing, progress or (lambda done, total: None))
     if pack is None:
-        return PackOrTTS(cache.clip)
-    return PackOrTTS(cache.clip, pack.clip)
+        return PackOrTTS(cache.clip, stop=cache.stop_ahead)
+    return PackOrTTS(cache.clip, pack.clip, stop=cache.stop_ahead)
 
 
 def _voice_pack(settings: TableSettings, fallbacks: list[str] | None) -> VoicePack | None:
@@ -411,8 +422,10 @@ class RewindingTable:
                 return
             except Rewind as back:
                 self.record.add("undo", keep=back.keep, id=back.taken.id, phase=back.taken.phase)
-                self.driver.carry_out(Say("screen.undone", {"answer": back.words}))
+                self.driver.carry_out(Say("undo.taken_back"))  # short, rendered ahead
                 self.driver = self._driver(self.driver.done[: back.keep], record_replay=False)
+                # On the page once the question is open again: which answer went.
+                self.driver.undone = prepared.catalog.text("screen.undone", {"answer": back.words})
 
 
 class RecordSink:
@@ -547,6 +560,8 @@ class Speaking:
     watch: SoundWatch | None = None  # pauses the game while the sound device is away
 
     def stop(self, clock: Clock) -> None:
+        if isinstance(self.voice, AudioVoice) and isinstance(self.voice.speech, PackOrTTS):
+            self.voice.speech.stop()  # no more rendering ahead: the game is over
         if self.output is not None:
             clock.sleep(TAIL_S)
             self.output.stop()
@@ -569,8 +584,11 @@ def speaking(
     if settings.voice is None:
         return Speaking(PrintVoice(screen), Silence())
     fallbacks: list[str] = []
+    ahead = None
+    if offline is None:  # at the table: the game speaks at once, its lines rendered ahead
+        ahead = needed_order(settings.lang, prepared.variant, prepared.players, prepared.switches)
     try:
-        source = speech_source(settings, prepared.variant.name, progress, fallbacks)
+        source = speech_source(settings, prepared.variant.name, progress, fallbacks, ahead=ahead)
     except ConfigError as error:
         _LOGGER.warning("no speech: %s", error)
         printed = PrintVoice(screen)

@@ -11,6 +11,9 @@ ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd -P)"
 bash "$ROOT/scripts/setup.sh"
 
 NARRATOR="$ROOT/.venv/bin/narrator"
+# The default game's lines in the default voice, rendered once here (later runs find them
+# cached): its first game starts warm. No voice to render with is said there and in the game.
+"$NARRATOR" voice build --lang ru --variant onenight || true
 if (($# > 0)); then
     exec "$NARRATOR" play "$@"
 fi

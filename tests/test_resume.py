@@ -314,13 +314,97 @@ def test_undo_replays_to_the_question_and_goes_on() -> None:
     rewinding.play()
     kinds = [e["event"] for e in record.events]
     assert "undo" in kinds and "end" in kinds
-    undone = [e for e in record.events if e["event"] == "say" and e["key"] == "screen.undone"]
+    undone = [e for e in record.events if e["event"] == "say" and e["key"] == "undo.taken_back"]
     assert len(undone) == 1 and "отменён" in undone[0]["text"]
+    assert len([line for line in screen.lines if "отменён. Вопрос задаётся снова" in line]) == 1
     after = record.events[record.events.index(undone[0]) :]
     said = [e["key"] for e in after if e["event"] == "say"]
     assert "screen.resumed_game" not in said  # an undo is not a resumed game
     events = record.events
     assert unfinished(pathlike(), [{"event": "start", "deal": {"seats": []}}, *events]) is None
+
+
+class PageScreen(RecordingScreen):
+    """A screen whose page a clear wipes, as the table's does; what was said, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page: list[str] = []
+        self.spoken: list[str] = []
+
+    def said(self, text: str) -> None:
+        super().said(text)
+        self.spoken.append(text)
+
+    def line(self, text: str) -> None:
+        super().line(text)
+        self.page.append(text)
+
+    def clear(self) -> None:
+        self.page = []
+
+
+class SpeakingVoice(SilentVoice):
+    """The voice port of a table that speaks: the line goes to the screen as it is said."""
+
+    def __init__(self, screen: PageScreen) -> None:
+        self.screen = screen
+
+    def say(self, key: str, text: str) -> None:
+        self.screen.said(text)
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "seed", "number"), [("onenight", 5, 7, 3), ("sport_mafia", 10, 5, 3)]
+)
+def test_an_undo_asks_the_question_again_at_once_with_the_answers_that_count(
+    game: str, players: int, seed: int, number: int
+) -> None:
+    """Issue 28 #10: from the confirm to the question open again, the table hears one
+    short line (not the lines before the question, heard already, nor a line naming the
+    answer, which is rendered only when said); the page keeps the «… — Принято.» lines
+    of the answers that still count and says which answer went."""
+    from narrator.app import Prepared, RewindingTable, TablePorts, TableSettings
+
+    variant, switches, deal = setup(game, players, seed)
+    clock = FakeClock()
+    keys = PolicyKeys(clock, "undo-page")
+    screen = PageScreen()
+    catalog = load_catalog("ru")
+    accepted = catalog.text("screen.accepted")
+    seen: dict[str, Any] = {}
+    original = keys.expect
+
+    def expect(prompt: Prompt | None, *, speech: bool = False) -> None:
+        original(prompt, speech=speech)
+        if prompt is None or prompt.tag.by_night:
+            return
+        seen["asked"] = seen.get("asked", 0) + 1
+        if seen["asked"] == number:  # the page as it is, then / 3 and 1
+            seen["before"] = list(screen.page)
+            seen["spoken"] = len(screen.spoken)
+            keys.queue = deque([UNDO, "1"])
+        elif "before" in seen and "after" not in seen:  # the question asked again
+            seen["after"] = list(screen.page)
+            seen["said"] = screen.spoken[seen["spoken"] :]
+            seen["again"] = prompt.id
+
+    keys.expect = expect  # type: ignore[method-assign]
+    record = GameRecord()
+    settings = TableSettings(game=game, players=players, answer_s=5)
+    prepared = Prepared(variant, switches, deal, catalog, seed, players)
+    ports = TablePorts(keys=keys, voice=SpeakingVoice(screen), sound=None, clock=clock)  # type: ignore[arg-type]
+    RewindingTable(settings, prepared, record, screen, ports).play()
+    undo = next(e for e in record.events if e["event"] == "undo")
+    # The question taken back is the one asked again (a speech's timer holds its prompt:
+    # d1.speech.2 asks d1.nominate.2).
+    assert seen["again"].split(".")[::2] == undo["id"].split(".")[::2], (seen, undo)
+    assert seen["said"] == [catalog.text("undo.taken_back")]
+    answers = [line for line in seen["before"] if line.endswith(f"— {accepted}")]
+    assert len(answers) >= 2, seen["before"]  # the one taken back, and one that counts
+    kept = answers[:-1]
+    assert [line for line in seen["after"] if line.endswith(f"— {accepted}")] == kept
+    assert seen["after"][-1].startswith("Ответ «") and "Вопрос задаётся снова" in seen["after"][-1]
 
 
 ONENIGHT = ("onenight", 5, 7)  # game, players, seed

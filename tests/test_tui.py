@@ -478,7 +478,7 @@ def test_ctrl_c_on_the_set_up_screen_leaves_quietly() -> None:
 
 async def take_back_a_nomination() -> TableApp:
     """Sport mafia, day 1: seat 1 nominates 5, then during the next speech the keypad's
-    / 3 and 1 take it back: it is said aloud and the first speech comes again."""
+    / 3 and 1 take it back: «Ответ отменён.» is said and the first speech comes again."""
     record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
     settings = TableSettings(
         game="sport_mafia",
@@ -512,8 +512,10 @@ async def take_back_a_nomination() -> TableApp:
 def test_a_nomination_is_taken_back_with_the_keypad() -> None:
     app = asyncio.run(take_back_a_nomination())
     lines = [value for kind, value in app.events if kind == "said"]
-    undone = [line for line in lines if "отменён" in line]
-    assert len(undone) == 1 and "5" in undone[0], undone
+    assert [line for line in lines if "отменён" in line] == ["Ответ отменён."]
+    # The page says which answer went, once the question is open again.
+    shown = [value for kind, value in app.events if kind == "line" and "отменён" in value]
+    assert len(shown) == 1 and "5" in shown[0], shown
     assert app.error is None
 
 

@@ -116,6 +116,10 @@ def _no_pack(key: str, text: str) -> Clip | None:
     return None
 
 
+def _nothing() -> None:
+    return None
+
+
 @dataclass
 class PackOrTTS:
     """The voice pack's line when it has one, else the line rendered by TTS.
@@ -129,6 +133,7 @@ class PackOrTTS:
 
     render: Callable[[str], Clip]
     recorded: Callable[[str, str], Clip | None] = _no_pack
+    stop: Callable[[], None] = _nothing  # stops rendering lines ahead of the game
     _keys: dict[str, str] = field(default_factory=dict, repr=False)
 
     def clip(self, key: str, text: str) -> Clip:

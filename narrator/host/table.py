@@ -151,6 +151,8 @@ class TableDriver(Driver):
         self._undoing = self.replaying and not record_replay
         if self._undoing:
             self.record = GameRecord()  # undo: the record already holds these events
+        self.undone = ""  # an undo: the line that says what it took back, shown once live
+        self._page: list[str] = []  # replayed answers by day whose «… — Принято.» is on the page
         self._labels: dict[str, str] = {}  # prompt id → the label it was asked with
         self._window_done: str | None = None  # the window the last Sleep closed
         # Answers given in the window a resumed game stopped in: the window runs again and
@@ -440,6 +442,7 @@ class TableDriver(Driver):
         self._cues = [(i * step.cue_every, cue) for i, cue in enumerate(step.cues)]
         self._cue_seats = [_seat_param(cue) for cue in step.cues]
         if self.replaying:
+            self._page.clear()
             return
         end = self._window_start + step.seconds
         self._ticks = [end - k for k in range(int(TICKS_FROM), 0, -1) if step.seconds > k]
@@ -454,6 +457,8 @@ class TableDriver(Driver):
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
         if self.replaying:
+            if phase_kind(phase) in ("night", "day"):
+                self._page.clear()  # the page a night or a day starts on is clean
             return
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
@@ -483,7 +488,12 @@ class TableDriver(Driver):
 
     def ask(self, prompt: Prompt) -> Answer:
         if self.replaying:
-            return self._legal(prompt, self._replayed("reply", prompt.id) or prompt.default)
+            answer = self._replayed("reply", prompt.id)
+            if answer is not None:
+                answer = self._legal(prompt, answer)
+            if self._window is None and not prompt.tag.by_night:
+                self._replayed_answer(prompt, self._label(prompt, self.game), answer)
+            return answer or prompt.default
         entry = Entry(prompt)
         self.keys.expect(prompt)
         if self._window is not None:
@@ -624,6 +634,9 @@ class TableDriver(Driver):
 
     def timer(self, step: Timer) -> Answer | None:
         """A public countdown; an empty Enter ends it early («Спасибо»)."""
+        action = step.tag.action
+        key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
+        label = self.t(key, seat=step.seat or "")
         if self.replaying:
             answer = self._replayed("reply", step.id)
             if answer is not None:
@@ -631,10 +644,9 @@ class TableDriver(Driver):
                 answer = self._legal_for_any(asked, answer)
             if answer is not None:
                 self.confirm(step, answer)  # «5 принято»: in the record again, unheard
+            if step.prompt is not None:
+                self._replayed_answer(step.prompt, label, answer, step.id)
             return answer
-        action = step.tag.action
-        key = f"label.{action}" if f"label.{action}" in self.catalog.lines else "label.discussion"
-        label = self.t(key, seat=step.seat or "")
         self._labels[step.id] = label
         if self._game is not None:
             self.screen.table(self._game.public_view(), step.seat)
@@ -692,7 +704,8 @@ class TableDriver(Driver):
         self.screen.line(self.t("screen.resumed"))
 
     def carry_out(self, step: Step) -> Answer | None:
-        if self.replaying and not self._replay:
+        # An undo goes live at the question it took back: the lines before it were heard.
+        if self.replaying and not self._replay and not (self._undoing and _heard_before(step)):
             self._go_live(step)
         if isinstance(step, Say) and step.dawn and not self.replaying:
             self._morning()
@@ -754,6 +767,14 @@ class TableDriver(Driver):
             )
         return expected.answer
 
+    def _replayed_answer(
+        self, prompt: Prompt, label: str, answer: Answer | None, step_id: str | None = None
+    ) -> None:
+        """A day answer met again: its label (for a later undo) and its line on the page."""
+        self._labels[step_id or prompt.id] = label
+        if answer is not None and not prompt.blind:
+            self._page.append(self._accepted_line(label, answer))
+
     def _go_live(self, step: Step) -> None:
         """Everything played before the stop is replayed: the table takes over from here.
 
@@ -769,9 +790,13 @@ class TableDriver(Driver):
         self.sound.night(night)
         self.screen.clear()
         context = self._last_line
-        if not self._undoing:  # an undo has said what it took back: the question follows
-            where = phase_in_words(self.catalog, self.phase)
-            self.carry_out(Say("screen.resumed_game", {"phase": where}))
+        if self._undoing:  # the answers that still count, what was taken back: the question
+            for line in [*self._page, self.undone]:
+                if line:
+                    self.screen.line(line)
+            return
+        where = phase_in_words(self.catalog, self.phase)
+        self.carry_out(Say("screen.resumed_game", {"phase": where}))
         # The question the last line asked comes again (by day, or a window's wake line);
         # a step that speaks for itself (a card's call, a line, an announcement) does.
         if context and (isinstance(step, Wake) or (not night and isinstance(step, Ask | Timer))):
@@ -902,6 +927,12 @@ def _acted_at_night(prompt: Prompt, answer: Answer | None) -> bool:
         and bool(prompt.seats)
         and answer != prompt.default
     )
+
+
+def _heard_before(step: Step) -> bool:
+    """A step an undo meets silently after its last recorded one: it comes before the
+    question taken back (a line, a phase, an announcement), the next step that waits."""
+    return not isinstance(step, Ask | Timer | Wake | DealCard)
 
 
 def _seat_param(cue: Say) -> Seat | None:

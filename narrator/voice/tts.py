@@ -510,6 +510,14 @@ class SpeechCache:
         self._memory_bytes = 0
         self._memory_limit = memory_bytes
         self._lock = threading.Lock()
+        # One render at a time (the engine, the folder, a hand-over); a line the game is
+        # about to say goes before the background's next one (``render_ahead``).
+        self._render_lock = threading.Lock()
+        self._turn = threading.Condition()
+        self._wanted = 0  # lines the game waits for: the background lets them go first
+        self._ahead: threading.Thread | None = None
+        self._stopping = False
+        self.order: list[str] = []  # the spoken words of each line rendered, in order
 
     @property
     def engine(self) -> Engine:
@@ -553,8 +561,12 @@ class SpeechCache:
         path = self._path(words, context)
         clip = _read(path) if path.exists() else None
         if clip is None:
-            path = self._render(words, context)
-            clip = _read(path)
+            with self._first(), self._render_lock:
+                path = self._path(words, context)  # rendered meanwhile, or a voice handed over
+                clip = _read(path) if path.exists() else None
+                if clip is None:
+                    path = self._render(words, context)
+                    clip = _read(path)
             if clip is None:
                 raise ConfigError(f"the speech file {path} cannot be read back")
         clip = loudness.levelled(clip)
@@ -583,10 +595,89 @@ class SpeechCache:
             progress(0, len(todo))
         for done, text in enumerate(todo, start=1):
             if self.engine_text(text):
-                self._render(self._words(text))
+                with self._render_lock:
+                    if not self.path(text).exists():
+                        self._render(self._words(text))
             if progress is not None:
                 progress(done, len(todo))
         return len(todo)
+
+    def render_ahead(self, texts: Iterable[str]) -> int:
+        """Render the lines of ``texts`` not cached yet in a thread of its own, in that order
+        (the order a game needs them in); returns how many it will render.
+
+        A line asked for meanwhile (``clip``) does not wait for the others: it is rendered
+        next, by the thread that asks. The order is the caller's and must not depend on
+        anything secret; ``stop_ahead`` ends the thread after the line it is rendering.
+        """
+        todo = [text for text in self.missing(texts) if self.engine_text(text)]
+        if not todo:
+            return 0
+        self.stop_ahead()
+        self._stopping = False
+        self._ahead = threading.Thread(
+            target=self._render_all, args=(todo,), name="speech-ahead", daemon=True
+        )
+        self._ahead.start()
+        return len(todo)
+
+    def stop_ahead(self, timeout: float | None = RENDER_TIMEOUT_S) -> None:
+        """Stop rendering ahead (what is left is rendered when said, or by the next game)."""
+        thread, self._ahead = self._ahead, None
+        if thread is None:
+            return
+        with self._turn:
+            self._stopping = True
+            self._turn.notify_all()
+        thread.join(timeout)
+
+    def wait_ahead(self, timeout: float | None = None) -> bool:
+        """Wait until every line given to ``render_ahead`` is rendered; False on timeout."""
+        thread = self._ahead
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the game waits for a line to be rendered now."""
+        with self._turn:
+            return self._wanted > 0
+
+    @property
+    def rendering_ahead(self) -> bool:
+        """Whether lines are still being rendered ahead of the game."""
+        thread = self._ahead
+        return thread is not None and thread.is_alive()
+
+    def _render_all(self, todo: list[str]) -> None:
+        for text in todo:
+            with self._turn:
+                self._turn.wait_for(lambda: self._stopping or not self._wanted)
+                if self._stopping:
+                    return
+            with self._render_lock:
+                words = self._words(text)
+                if self._stopping or self._path(words).exists():
+                    continue
+                try:
+                    self._render(words)
+                except ConfigError as error:  # the game meets it when it says a line
+                    _LOGGER.debug("rendering ahead stopped: %s", error)
+                    return
+
+    @contextlib.contextmanager
+    def _first(self) -> Iterator[None]:
+        """While the game waits for a line, the background renders nothing new."""
+        with self._turn:
+            self._wanted += 1
+        try:
+            yield
+        finally:
+            with self._turn:
+                self._wanted -= 1
+                self._turn.notify_all()
 
     # -- files --------------------------------------------------------------------------------
 
@@ -686,6 +777,7 @@ class SpeechCache:
                     continue
                 raise
             self.rendered += 1
+            self.order.append(words if context is None else "\x00".join(context))
             return path
 
     def _hand_over(self, reason: str) -> bool:
@@ -752,7 +844,7 @@ SILENT_SECTIONS = frozenset(
     }
 )
 # The sections of common.toml that a game speaks from (the rest is screen text).
-SPOKEN_SHARED = frozenset({"deal", "timer", "reveal"})
+SPOKEN_SHARED = frozenset({"deal", "timer", "reveal", "undo"})
 # A variant whose catalog section is not called like the variant.
 SECTION_OF = {"sport_mafia": "sport"}
 DEFAULT_SEATS = 12

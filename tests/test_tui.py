@@ -594,3 +594,33 @@ def test_stopping_inside_a_window_wipes_its_secret() -> None:
     assert app.secret_text == "", "the card stayed on screen after the game stopped"
     after = app.events[max(i for i, (kind, _) in enumerate(app.events) if kind == "secret") :]
     assert ("clear", "") in after
+
+
+async def set_up_in_english() -> list[str]:
+    """The set-up screen in Russian; 2 on «Язык» picks English; «Start»."""
+    record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    app = make_app(onenight_settings(3, record), config, clock=Lockstep())
+    bars: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        from narrator.screen.setup import SetupScreen
+
+        setup = app.screen
+        assert isinstance(setup, SetupScreen)
+        setup.query_one("#lang").focus()
+        await pilot.press("2")
+        await until(pilot, lambda: "Set-up" in screen_rows(app)[0])
+        app.screen.query_one("#start").focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SetupScreen))
+        await until(pilot, lambda: bool(app.last_said))
+        bars.append(screen_rows(app)[0].strip())
+        app.exit()
+    return bars
+
+
+def test_the_phase_bar_speaks_the_language_chosen_on_the_set_up_screen() -> None:
+    """Set up in Russian, play in English: the bar says «The deal», not «Раздача»."""
+    en = load_catalog("en")
+    bar = en.text("tui.phase", {"phase": en.text("tui.phase_setup")})
+    assert asyncio.run(set_up_in_english()) == [bar]

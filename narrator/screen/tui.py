@@ -274,9 +274,7 @@ class TableApp(App[int]):
                 if hasattr(signal, name):
                     signum = getattr(signal, name)
                     loop.add_signal_handler(signum, self.terminate, signum)
-        self.query_one("#phase", Static).update(
-            self.t("tui.phase", phase=self.t("tui.phase_setup"))
-        )
+        self._show_setup_phase()
         if self.setup is None:
             self._start_game()
             return
@@ -288,7 +286,12 @@ class TableApp(App[int]):
         self.setup = values
         if values is not None:
             self.catalog = load_catalog(str(values["lang"]))
+            self._show_setup_phase()  # «The deal» in the game's language, not the set-up's
         self._start_game()
+
+    def _show_setup_phase(self) -> None:
+        self.phase_text = self.t("tui.phase", phase=self.t("tui.phase_setup"))
+        self.query_one("#phase", Static).update(self.phase_text)
 
     def _start_game(self) -> None:
         self._thread = threading.Thread(target=self._play, name="game", daemon=True)

@@ -308,3 +308,19 @@ class Stopwatch(Driver):
         if step.expired is not None:
             self.carry_out(Say(step.expired))
         return answer
+
+
+class TimedLines(Stopwatch):
+    """A Stopwatch that keeps every line that takes time of its own (not a cue in a
+    window, nor a warning in a timer): the lines the speech rate is checked on
+    (scripts/measure_speech_rate.py, tests/test_voice_speech_rate.py)."""
+
+    def __init__(self, catalog: Catalog, rng: random.Random, answer_s: float) -> None:
+        super().__init__(catalog, rng, answer_s)
+        self.lines: list[str] = []
+
+    def say(self, key: str, text: str) -> None:
+        before = self.seconds
+        super().say(key, text)
+        if self.seconds > before:
+            self.lines.append(text)

@@ -28,10 +28,10 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from narrator.estimate import Stopwatch, chars_per_s
+from narrator.estimate import TimedLines, chars_per_s
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, known_names, make_switches
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.catalog import load_catalog
 from narrator.voice.numbers import spoken
 from narrator.voice.tts import DEFAULT_RATE, SpeechCache, lines_to_render
 
@@ -70,20 +70,6 @@ def measure(lang: str, voice: str, texts: list[str], rate: int, folder: Path) ->
     print(f"  lines {min(chars)}–{max(chars)} chars, {min(seconds):.2f}–{max(seconds):.2f} s")
 
 
-class Listener(Stopwatch):
-    """A Stopwatch that keeps every line that takes time of its own."""
-
-    def __init__(self, catalog: Catalog, rng: random.Random, answer_s: float) -> None:
-        super().__init__(catalog, rng, answer_s)
-        self.lines: list[str] = []
-
-    def say(self, key: str, text: str) -> None:
-        before = self.seconds
-        super().say(key, text)
-        if self.seconds > before:  # not a cue in a window, nor a warning in a timer
-            self.lines.append(text)
-
-
 def check(lang: str, voice: str, rate: int, folder: Path, games: int) -> None:
     cache = SpeechCache(lang, voice=voice, rate=rate, folder=folder)
     speed = chars_per_s(lang, cache.voice.driver)
@@ -95,7 +81,7 @@ def check(lang: str, voice: str, rate: int, folder: Path, games: int) -> None:
         for seed in range(games):
             rng = random.Random(seed)
             deal = shuffled_deal(variant.composition(players, switches), players, rng)
-            table = Listener(load_catalog(lang), rng, 60.0)
+            table = TimedLines(load_catalog(lang), rng, 60.0)
             table.run(variant.new_game(deal, switches, rng))
             said += table.lines
         real = sum(cache.clip(text).seconds for text in said)

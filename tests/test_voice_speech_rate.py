@@ -15,7 +15,7 @@ from narrator.estimate import (
     CHARS_PER_S,
     DEFAULT_ENGINES,
     FALLBACK_ENGINE,
-    Stopwatch,
+    TimedLines,
     chars_per_s,
     expected_length,
 )
@@ -50,20 +50,6 @@ def test_the_engine_changes_the_estimate() -> None:
     assert fast.nights == slow.nights  # the same games, only said faster
 
 
-class Listener(Stopwatch):
-    """The estimate's own stopwatch, keeping every line that takes time of its own."""
-
-    def __init__(self, lang: str) -> None:
-        super().__init__(load_catalog(lang), random.Random(1), 60.0)
-        self.lines: list[str] = []
-
-    def say(self, key: str, text: str) -> None:
-        before = self.seconds
-        super().say(key, text)
-        if self.seconds > before:  # not a cue in a window, nor a warning in a timer
-            self.lines.append(text)
-
-
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_the_default_voice_speaks_at_its_measured_rate(lang: str, tmp_path: Path) -> None:
     """What the estimate is for: the lines said in a game, as often as they are said
@@ -72,7 +58,7 @@ def test_the_default_voice_speaks_at_its_measured_rate(lang: str, tmp_path: Path
     variant = get_variant("sport_mafia")
     switches = make_switches(variant, {})
     deal = shuffled_deal(variant.composition(10, switches), 10, random.Random(1))
-    table = Listener(lang)
+    table = TimedLines(load_catalog(lang), random.Random(1), 60.0)
     table.run(variant.new_game(deal, switches, random.Random(1)))
     cache = SpeechCache(lang, folder=tmp_path)
     seconds = sum(cache.clip(line).seconds for line in table.lines)

@@ -191,6 +191,14 @@ async def drive(app: Any, until: Any, what: str, pilot: Any) -> None:
         await pilot.pause(0.02)
 
 
+def stop_sound(state: dict[str, Any]) -> Any:
+    """The game's speech and sound, its output stopped (the app has closed)."""
+    spoken = state.get("spoken")
+    if spoken is not None and spoken.output is not None:
+        spoken.output.stop()
+    return spoken
+
+
 def child_game(game: str, lang: str, records: Path, config: Path) -> dict[str, Any]:
     """One new game: «Начать», the first line, an undo, a stop."""
     from narrator.app import prepare, table_app
@@ -226,9 +234,7 @@ def child_game(game: str, lang: str, records: Path, config: Path) -> dict[str, A
             await pilot.press("enter")
 
     asyncio.run(run())
-    spoken = state.get("spoken")
-    if spoken is not None and spoken.output is not None:
-        spoken.output.stop()
+    spoken = stop_sound(state)
     waits = [(s, text) for s, text in marks.waits[1:] if s > WAITED_S]
     figures["waited"] = len(waits)
     figures["lines"] = len(marks.waits)
@@ -269,9 +275,7 @@ def child_resume(records: Path) -> dict[str, Any]:
             await pilot.press("enter")
 
     asyncio.run(run())
-    spoken = state.get("spoken")
-    if spoken is not None and spoken.output is not None:
-        spoken.output.stop()
+    stop_sound(state)
     return figures
 
 

@@ -359,12 +359,24 @@ def test_a_line_cut_by_the_device_is_heard_again_from_its_start(pulse: PulseServ
         recorder.stream.stop()
         recorder.stream.close()
     recording = recorder.mono()
-    start = chirp[: rate // 2] * 0.9
-    heard = correlations(recording, start)
+    # The start of the line, in five pieces of 0.1 s, each found on its own: a block the
+    # loaded machine drops (on the way out or into the recorder) shifts what follows it,
+    # and can spoil one piece, never the line heard again. A line that went on where it
+    # was cut, or started anywhere else, has none of its start twice.
+    piece = rate // 10
+    twice = [
+        heard_twice(recording, chirp[k * piece : (k + 1) * piece] * 0.9, rate) for k in range(5)
+    ]
+    assert sum(twice) >= 4, f"the start of the line heard twice, by pieces of 0.1 s: {twice}"
+
+
+def heard_twice(recording: np.ndarray, clip: np.ndarray, apart: int) -> bool:
+    """The clip matches two stretches of the recording at least ``apart`` samples apart."""
+    heard = correlations(recording, clip)
     first = int(np.argmax(heard))
-    heard[max(0, first - rate) : first + rate] = 0
-    second = int(np.argmax(heard))
-    assert min(heard[second], correlations(recording, start)[first]) > 0.8, "heard once only"
+    best = float(heard[first])
+    heard[max(0, first - apart) : first + apart] = 0
+    return min(best, float(np.max(heard))) > 0.8
 
 
 def correlations(recording: np.ndarray, clip: np.ndarray) -> np.ndarray:

@@ -66,10 +66,7 @@ class GatedEngine(WatchedEngine):
 @pytest.fixture
 def espeak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> GatedEngine:
     """espeak-ng, written down, rendering into an empty speech cache of this test."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    gated = GatedEngine(voices.engine("espeak"))
-    install(monkeypatch, gated)
-    return gated
+    return install(monkeypatch, tmp_path, GatedEngine(voices.engine("espeak")))
 
 
 def settings(game: str = "onenight", players: int = 5, seed: int = 1) -> TableSettings:

@@ -34,10 +34,7 @@ LEFT_OUT = "onenight.night"  # a plain line («Night falls. Everyone close your 
 @pytest.fixture
 def espeak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> WatchedEngine:
     """espeak-ng, watched, rendering into an empty speech cache of this test."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    watched = WatchedEngine(voices.engine("espeak"))
-    install(monkeypatch, watched)
-    return watched
+    return install(monkeypatch, tmp_path, WatchedEngine(voices.engine("espeak")))
 
 
 def tone(words: str) -> Clip:

@@ -6,6 +6,9 @@ cache of the test speaks through it.
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TypeVar
+
 import pytest
 
 from narrator.sound.clip import Clip
@@ -50,7 +53,13 @@ class WatchedEngine:
         self.real.close()
 
 
-def install(monkeypatch: pytest.MonkeyPatch, watched: WatchedEngine) -> None:
-    """Make ``watched`` the process's engine of its name for the rest of the test."""
+W = TypeVar("W", bound=WatchedEngine)
+
+
+def install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, watched: W) -> W:
+    """Make ``watched`` the process's engine of its name for the rest of the test, speaking
+    into an empty speech cache of the test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setitem(voices._shared, watched.name, watched)
     assert voices.engine(watched.name) is watched
+    return watched

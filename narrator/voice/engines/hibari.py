@@ -11,7 +11,7 @@ line render to the same samples every time.  Its output is quiet with silence
 at both ends: the cache levels every clip it reads (``narrator.sound.loudness``).
 
 A part of a voice pack can be said inside its sentence and cut out of it
-(``render_span``): the model predicts how long each phoneme lasts before it
+(``synthesize_span``): the model predicts how long each phoneme lasts before it
 draws the spectrum, and that tensor is made an output of the loaded model, so
 the samples of the words are known exactly.  «Player number» cut out of
 «Player number one, open your eyes…» keeps the pace and tune of the middle of a
@@ -43,7 +43,7 @@ SPEEDS = (0.5, 2.0)  # the range hibari documents for ``speed``
 SEED = 0
 VERSION = "1"
 # The phoneme durations inside hibari 0.2's model (frames of 2 hops each, one per
-# phoneme id), made an output of the loaded model for ``render_span``.
+# phoneme id), made an output of the loaded model for ``synthesize_span``.
 DURATIONS = "/Clip_output_0"
 # How far a cut reaches past the words' own phonemes, each side.  The model draws
 # 50 ms spectrum frames (n_fft 1200 at 24 kHz) around its 12.5 ms hops, so a

@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from narrator.app import TableSettings, speech_source
 from narrator.rules.core import Param, RoleName
+from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
+from narrator.speaking import speech_source
 from narrator.voice import engines, splice
 from narrator.voice.catalog import load_catalog
 from narrator.voice.engines import Engine, VoiceInfo

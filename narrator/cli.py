@@ -109,7 +109,7 @@ def _setting_flags(parser: argparse.ArgumentParser, command: str) -> None:
                 option, action="store_true", dest=name, default=argparse.SUPPRESS, help=words
             )
             continue
-        default = default_of(name)
+        default, choices = default_of(name), choices_of(name)
         if number_kind(name) is not None:
             words += f" ({expected(name)})"
         if default is not None:
@@ -119,10 +119,10 @@ def _setting_flags(parser: argparse.ArgumentParser, command: str) -> None:
             dest=name,
             default=argparse.SUPPRESS,
             type=_typed(name),
-            choices=choices_of(name) or None,
+            choices=choices or None,
             nargs="?" if flag.const is not None else None,
             const=flag.const,
-            metavar=flag.metavar or option.lstrip("-").replace("-", "_").upper(),
+            metavar=flag.metavar or (None if choices else option.lstrip("-").upper()),
             help=words,
         )
 

@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 from narrator.limits import MAX_ANSWER_S
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant
+from narrator.sound.mixer import MixSettings
 from narrator.voice.catalog import LANGUAGES
 
 # The voice's own range is the one fact (issue 27); ``narrator.voice.tts`` is its
@@ -47,6 +48,7 @@ LISTENING = AT_TABLE | {MIC_TEST}  # the speech engine, model and microphone
 SPOKEN = "auto"  # the voice of a plain ``narrator play``: it speaks with the best voice
 LANGUAGE_NAMES = {"ru": "русский", "en": "English"}  # each in its own language
 MAX_DENSITY = 20.0  # knocks per second
+_MIX = MixSettings()  # the night's sound: its levels and knocks are the mixer's own
 
 
 class SettingError(ConfigError):
@@ -134,7 +136,7 @@ class TableSettings(BaseModel):
         "(default: the best installed voice, see `narrator voices`)",
     )
     speech_volume: Annotated[Volume, Flag(ANY_GAME), Shown()] = Field(
-        0.9, description="speech level"
+        _MIX.speech_volume, description="speech level"
     )
     rate: Annotated[int | None, Flag(ANY_GAME), Shown(), Unit("words a minute")] = Field(
         None,
@@ -149,10 +151,10 @@ class TableSettings(BaseModel):
         "keypad", description="voice: day answers may also be spoken (night input stays keypad)"
     )
     knocks: Annotated[bool, Flag(ANY_GAME, negated=True), Shown()] = Field(
-        True, description="knocking sound at night"
+        _MIX.knocks, description="knocking sound at night"
     )
     knock_volume: Annotated[Volume, Flag(ANY_GAME), Shown()] = Field(
-        0.35, description="knock level"
+        _MIX.bed_volume, description="knock level"
     )
     answer_s: Annotated[Seconds, Flag(AT_TABLE, name="--answer-time"), Shown()] = Field(
         60.0, description="time for each day answer (a vote)"
@@ -172,7 +174,7 @@ class TableSettings(BaseModel):
         False, description="do not speak: the lines are only shown"
     )
     knock_density: Annotated[float, Flag(ANY_GAME), Unit("per second")] = Field(
-        3.0, ge=0, le=MAX_DENSITY, allow_inf_nan=False, description="knocks"
+        _MIX.density, ge=0, le=MAX_DENSITY, allow_inf_nan=False, description="knocks"
     )
     ticks: Annotated[bool, Flag(ANY_GAME)] = Field(
         False, description="tick in a window's last seconds"

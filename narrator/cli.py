@@ -110,10 +110,14 @@ def _setting_flags(parser: argparse.ArgumentParser, command: str) -> None:
             )
             continue
         default, choices = default_of(name), choices_of(name)
-        if number_kind(name) is not None:
+        if number_kind(spec.annotation) is not None:
             words += f" ({expected(name)})"
         if default is not None:
-            words += f" (default: {default:g})" if number_kind(name) else f" (default: {default})"
+            words += (
+                f" (default: {default:g})"
+                if number_kind(spec.annotation)
+                else f" (default: {default})"
+            )
         parser.add_argument(
             option,
             dest=name,

@@ -92,6 +92,13 @@ class Unit:
 SECONDS = Unit("seconds")
 
 
+@dataclass(frozen=True)
+class Choices:
+    """The values a text setting may take (its check is its own)."""
+
+    values: tuple[str, ...]
+
+
 def _path_text(value: Any) -> Any:
     """A file or folder name; an empty one would silently mean the current folder."""
     if isinstance(value, str):
@@ -111,7 +118,7 @@ def _language(value: str) -> str:
 PathText = Annotated[Path, BeforeValidator(_path_text)]
 Seconds = Annotated[float, Field(gt=0, le=MAX_ANSWER_S, allow_inf_nan=False), SECONDS]
 Volume = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
-Language = Annotated[str, AfterValidator(_language)]
+Language = Annotated[str, AfterValidator(_language), Choices(LANGUAGES)]
 
 
 class TableSettings(BaseModel):
@@ -284,23 +291,21 @@ def seats_text(seats: range) -> str:
 
 def choices_of(name: str) -> tuple[Any, ...]:
     """The values a setting may take, when they are few; () for any value of its type."""
-    if name == "lang":
-        return LANGUAGES
-    kinds = [kind for kind in get_args(FIELDS[name].annotation) or (FIELDS[name].annotation,)]
-    for kind in kinds:
+    spec = FIELDS[name]
+    listed: Choices | None = _marker(spec, Choices)
+    if listed is not None:
+        return listed.values
+    for kind in (spec.annotation, *get_args(spec.annotation)):  # also Literal[...] | None
         if get_origin(kind) is Literal:
             return get_args(kind)
-    if get_origin(FIELDS[name].annotation) is Literal:
-        return get_args(FIELDS[name].annotation)
     return ()
 
 
-def number_kind(name: str) -> type | None:
-    """``int`` or ``float`` for a number setting (also an optional one), else None."""
-    annotation = FIELDS[name].annotation
+def number_kind(annotation: Any) -> type | None:
+    """``int`` or ``float`` for a number's type, also an optional one (``float | None``)."""
     kinds = set(get_args(annotation) or (annotation,)) - {type(None)}
     for kind in (float, int):
-        if kinds == {kind}:
+        if kind in kinds and kinds <= {int, float}:
             return kind
     return None
 
@@ -316,7 +321,7 @@ def expected(name: str) -> str:
     choices = choices_of(name)
     if choices:
         return "one of " + ", ".join(str(choice) for choice in choices)
-    kind = number_kind(name)
+    kind = number_kind(FIELDS[name].annotation)
     if kind is None:
         return "a path" if "Path" in str(FIELDS[name].annotation) else "text"
     bounds: dict[str, float] = {}

@@ -77,11 +77,11 @@ def test_silent_wins_over_a_remembered_voice(tmp_path: Path) -> None:
 
 def test_a_number_typed_into_an_optional_number_switch_is_a_number() -> None:
     from narrator.rules.registry import get_variant, make_switches
-    from narrator.screen.setup import _number_kind
+    from narrator.settings import number_kind
 
     window = get_variant("alliance").switches.model_fields["window_s"].annotation
-    assert _number_kind(window) is float  # float | None: it was passed on as text
-    assert _number_kind(int) is int and _number_kind(str) is None
+    assert number_kind(window) is float  # float | None: it was passed on as text
+    assert number_kind(int) is int and number_kind(str) is None
     make_switches(get_variant("alliance"), {"window_s": 8.0})  # the value it now gives
 
 

@@ -287,7 +287,7 @@ class SetupScreen(Screen[SetupChoice]):
                 text = widget.value.strip()  # type: ignore[attr-defined]
                 if not text:
                     continue
-                kind = _number_kind(spec.annotation)
+                kind = number_kind(spec.annotation)
                 if kind is int:
                     value = int(_number(text))
                 elif kind is float:
@@ -330,7 +330,7 @@ class SetupScreen(Screen[SetupChoice]):
         if isinstance(widget, Select):
             return widget.value
         text = widget.value.strip()
-        if number_kind(name) is not None:
+        if number_kind(FIELDS[name].annotation) is not None:
             text = text.replace(",", ".")
         try:
             return checked(name, text or None)
@@ -498,15 +498,6 @@ def step_choice(select: Select[Any], step: int) -> None:
         return
     at = values.index(select.value) if select.value in values else -1
     select.value = values[min(max(at + step, 0), len(values) - 1)]
-
-
-def _number_kind(annotation: Any) -> type | None:
-    """``int`` or ``float`` for a number switch, also an optional one (``float | None``)."""
-    kinds = set(typing.get_args(annotation) or (annotation,)) - {type(None)}
-    for kind in (float, int):
-        if kind in kinds and kinds <= {int, float}:
-            return kind
-    return None
 
 
 def _number(text: str) -> float:

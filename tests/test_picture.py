@@ -19,13 +19,15 @@ from xml.etree import ElementTree
 import pytest
 
 from narrator import cli
-from narrator.app import TablePorts, TableSettings, _recorded_game, prepare, rules_rng
 from narrator.host.audio import Silence
 from narrator.host.journal import Journal, read_journal
 from narrator.picture import draw, story_of
 from narrator.ports import ENTER, Attempt
+from narrator.prepared import prepare, rules_rng
 from narrator.rules import codec
 from narrator.rules.core import Prompt
+from narrator.session import TablePorts, recorded_game
+from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock, RecordingScreen, SilentVoice
 
@@ -77,7 +79,7 @@ def finished_game(
     clock = FakeClock()
     screen = RecordingScreen()
     ports = TablePorts(Keypad(clock, f"{game}{seed}"), SilentVoice(), Silence(), clock)
-    code, record, path = _recorded_game(settings, prepared, screen, ports)
+    code, record, path = recorded_game(settings, prepared, screen, ports)
     assert code == 0 and path is not None and path.suffix == ".jsonl"
     return path, screen, record.events
 

@@ -423,9 +423,9 @@ def test_the_stop_question_does_not_promise_a_record_the_disk_refused() -> None:
     sink that failed."""
     import errno
 
-    from narrator.app import RecordSink
     from narrator.host.table import GameStopped
     from narrator.ports import INTERRUPT
+    from narrator.session import RecordSink
 
     catalog, screen = load_catalog("ru"), RecordingScreen()
     sink = RecordSink(screen, catalog)

@@ -28,7 +28,7 @@ from narrator.settings import (
     number_kind,
     seats_text,
 )
-from narrator.voice.catalog import LANGUAGES, WORD_LANGUAGES
+from narrator.voice.catalog import LANGUAGES
 
 MAX_OPTION_CHARS = 1000
 
@@ -314,7 +314,7 @@ def _listen_commands(commands: Any) -> None:
     )
     listing.add_argument("--dir", type=_path, default=None, help="models folder (default: models/)")
     mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
-    _lang(mic, choices=WORD_LANGUAGES)  # Korean: the tests' real Vosk model
+    _lang(mic)
     _setting_flags(mic, MIC_TEST)
     mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
 

@@ -37,7 +37,7 @@ from narrator.voice.catalog import LANGUAGES
 
 # The voice's own range is the one fact (issue 27); ``narrator.voice.tts`` is its
 # home today.
-from narrator.voice.tts import RATES
+from narrator.voice.rates import RATES
 
 PLAY, RESUME, DEMO = "play", "resume", "demo"
 AT_TABLE = frozenset({PLAY, RESUME})

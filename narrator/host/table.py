@@ -16,6 +16,8 @@ from typing import Literal
 
 from narrator.drive import ALREADY_ANSWERED, Driver
 from narrator.host.audio import Silence
+from narrator.host.ending import end_screen
+from narrator.host.words import question_of, secret_text, window_hint
 from narrator.ports import (
     BACKSPACE,
     ENTER,
@@ -47,12 +49,12 @@ from narrator.rules.core import (
     Show,
     Sleep,
     Step,
-    Tag,
     Timer,
     Wake,
     phase_kind,
 )
 from narrator.rules.errors import NarratorError
+from narrator.story import Chronicle
 from narrator.voice.catalog import DAWN, Catalog, phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
@@ -76,14 +78,6 @@ class Rewind(Exception):
         self.keep = keep
         self.taken = taken
         self.words = words  # the answer taken back, as the screen showed it
-
-
-def window_hint(catalog: Catalog, game: str, tag: Tag) -> str:
-    """The key of a night window's keys hint: the window's own (which role wakes is
-    public), true for every answer it takes and the same whether its role is held, in the
-    centre, dead or absent; one with nothing to type says so (sport mafia's meeting)."""
-    hints = (f"keys.{game}_{tag.phase}_{tag.action}", f"keys.{game}_{tag.action}", f"keys.{game}")
-    return next((key for key in hints if key in catalog.lines), "screen.keys")
 
 
 @dataclass
@@ -136,7 +130,7 @@ class TableDriver(Driver):
         self._cues: list[tuple[float, Say]] = []
         self._cue_seats: list[Seat | None] = []
         self._ticks: list[float] = []  # when the open window ticks: from its start and length
-        self._history: list[tuple[str, Show | Eliminate | Taken]] = []
+        self.chronicle = Chronicle()  # the story of the game, for its end screen
         self._held = 0.0  # seconds the game time stood still (the stop question by day)
         self._last_line = ""
         self._reason = ""
@@ -452,7 +446,7 @@ class TableDriver(Driver):
         self.screen.line(self.t(window_hint(self.catalog, self.game, step.tag)))
         if step.meet and step.seats:  # they meet: each sees the others (issue 28 #5)
             met = Secret.seats(step.seats if len(step.seats) > 1 else ())
-            self.screen.secret(self._secret_text(step.tag, met))
+            self.screen.secret(secret_text(self.catalog, step.tag, met))
 
     def enter_phase(self, phase: str) -> None:
         """The knock bed starts with the night, before its first wake line."""
@@ -528,31 +522,7 @@ class TableDriver(Driver):
             return  # it was shown in its window before the stop
         entry = self._window_entry
         answer = entry.answer if entry is not None else None
-        self.screen.secret(self._secret_text(step.tag, step.secret, answer))
-
-    def _secret_text(self, tag: Tag, secret: Secret, answer: Answer | None = None) -> str:
-        """The secret in words; cards seen are named by what ``answer`` looked at."""
-        if secret.kind == "roles":
-            roles = ", ".join(self.t(f"role.{r}") for r in secret.values)
-            if isinstance(answer, SeatAnswer):
-                own = f"shown.{tag.action}_seat"  # the spirit's: the card he took from there
-                key = own if own in self.catalog.lines else "screen.secret_seat_roles"
-                return self.t(key, seat=answer.seat, roles=roles)
-            if isinstance(answer, CenterAnswer):
-                cards = ", ".join(str(card) for card in answer.cards)
-                return self.t("screen.secret_center_roles", cards=cards, roles=roles)
-            return self.t("screen.secret_roles", roles=roles)
-        if secret.kind == "seats":
-            action = tag.action
-            if not secret.values:
-                alone = f"shown.{action}_alone"
-                return self.t(alone if alone in self.catalog.lines else "screen.secret_lone")
-            key = f"shown.{action}" if f"shown.{action}" in self.catalog.lines else "shown.seats"
-            return self.t(key, seats=", ".join(secret.values))
-        verdict = self.t(f"secret.{secret.values[0]}")
-        if isinstance(answer, SeatAnswer):  # a check: whom it is about (issue 28 #13)
-            return self.t("screen.secret_seat_token", seat=answer.seat, verdict=verdict)
-        return verdict
+        self.screen.secret(secret_text(self.catalog, step.tag, step.secret, answer))
 
     def sleep(self) -> None:
         """Run the window to its full length, refusing late answers, then wipe the screen."""
@@ -593,7 +563,7 @@ class TableDriver(Driver):
                 return  # the window ran out
             shown = self._decoy_secret(decoy, entry.answer)
             if shown is not None:
-                self.screen.secret(self._secret_text(window.tag, shown, entry.answer))
+                self.screen.secret(secret_text(self.catalog, window.tag, shown, entry.answer))
             answers += (entry.answer,)
 
     def _decoy_secret(self, decoy: Decoy, answer: Answer) -> Secret | None:
@@ -709,13 +679,8 @@ class TableDriver(Driver):
             self._go_live(step)
         if isinstance(step, Say) and step.dawn and not self.replaying:
             self._morning()
-        if isinstance(step, Show | Eliminate):
-            self._history.append((self.phase, step))  # for the end screen's timeline
         answer = super().carry_out(step)
-        if isinstance(step, Ask) and _acted_at_night(step.prompt, answer):
-            assert answer is not None
-            taken = Taken(step.prompt.seats, answer, step.prompt.tag.action)
-            self._history.append((self.phase, taken))
+        self.chronicle.note(step, answer)
         if isinstance(step, Eliminate) and self._game is not None and not self.replaying:
             self.screen.table(self._game.public_view(), None)  # announced: the ring follows
         if isinstance(step, Ask | Timer):
@@ -838,95 +803,10 @@ class TableDriver(Driver):
         return super().run(game)
 
     def finished(self, outcome: Outcome) -> None:
-        winner = self.t(f"winner.{outcome.winner}") if outcome.winner else "—"
-        self.screen.end(self.t("screen.winner", winner=winner), self.timeline(outcome))
-
-    def timeline(self, outcome: Outcome) -> list[str]:
-        """Every seat's role and the centre cards, then each phase in words: who did
-        what at night (answers and what they were shown), and who left and why."""
-        lines = [
-            self.t("reveal.seat", seat=seat, role=self.t(f"role.{role}"))
-            for seat, role in sorted(outcome.reveal.items())
-        ]
-        center = self._game.deal.center if self._game is not None else ()
-        lines += [
-            self.t("reveal.center", index=i, role=self.t(f"role.{role}"))
-            for i, role in enumerate(center, start=1)
-        ]
-        before: tuple[str, Show | Eliminate | Taken] | None = None
-        for phase, step in self._history:
-            at = step.phase if isinstance(step, Eliminate) else phase
-            when = phase_in_words(self.catalog, at)
-            if isinstance(step, Eliminate):
-                cause = self.t(f"cause.{step.cause}")
-                lines.append(f"{when}: {self.t('screen.player', seat=step.seat)} — {cause}")
-            elif isinstance(step, Taken):
-                answer = codec.shown(step.answer, self.t)
-                key = f"timeline.{step.action}"
-                if key in self.catalog.lines:
-                    lines.append(f"{when}: {self._who(step.seats)}, {self.t(key)}: {answer}")
-                else:
-                    lines.append(f"{when}: {self._who(step.seats)} → {answer}")
-            else:
-                answered = _answered_by(before, phase, step)
-                taken = before[1] if answered and before is not None else None
-                looked = taken.answer if isinstance(taken, Taken) else None
-                if step.secret.kind != "roles":
-                    looked = None  # «проверка: 1 — ДА»: the seat is named already
-                secret = self._secret_text(step.tag, step.secret, looked)  # as it was shown
-                if answered:  # «…, проверка: 1 — ДА»
-                    lines[-1] += f" — {secret}"
-                else:
-                    lines.append(f"{when}: {self._who(step.to)} — {secret}")
-            before = (phase, step)
-        return lines
-
-    def _who(self, seats: tuple[Seat, ...]) -> str:
-        """«шериф (8)», «мафия (3, 6)»: the seats with the card each was dealt."""
-        if self._game is None or not seats:
-            return ", ".join(str(s) for s in seats)
-        roles: dict[str, list[Seat]] = {}
-        for seat in seats:
-            roles.setdefault(self._game.deal.role_of(seat), []).append(seat)
-        return "; ".join(
-            f"{self.t(f'role.{role}')} ({', '.join(map(str, held))})"
-            for role, held in roles.items()
-        )
-
-
-@dataclass(frozen=True)
-class Taken:
-    """A night answer, for the end screen: who gave it and what it was."""
-
-    seats: tuple[Seat, ...]
-    answer: Answer
-    action: str  # the prompt's action: «проверка», «защита» on the end screen
-
-
-def question_of(label: str) -> str:
-    """«Слово игроку номер 1.» of «Слово игроку номер 1. Enter без цифр — «Спасибо».»: the
-    page line of an accepted answer names the question, not the keys of the moment."""
-    question, keys, _ = label.partition(". Enter")
-    return f"{question}." if keys else label
-
-
-def _answered_by(
-    before: tuple[str, Show | Eliminate | Taken] | None, phase: str, shown: Show
-) -> bool:
-    """Whether ``shown`` is what the night answer just before it found out."""
-    if before is None or before[0] != phase or not isinstance(before[1], Taken):
-        return False
-    return before[1].action == shown.tag.action and before[1].seats == shown.to
-
-
-def _acted_at_night(prompt: Prompt, answer: Answer | None) -> bool:
-    """An answer given in a night window (not the default of an empty one)."""
-    return (
-        answer is not None
-        and prompt.tag.by_night
-        and bool(prompt.seats)
-        and answer != prompt.default
-    )
+        assert self._game is not None
+        deal = self._game.deal
+        story = self.chronicle.story(self.game, self.catalog.lang, deal, outcome)
+        self.screen.end(*end_screen(story, self.catalog))
 
 
 def _heard_before(step: Step) -> bool:

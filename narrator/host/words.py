@@ -1,10 +1,11 @@
 """What the table's screen says in words, in the game's language: the keys hint of a
-night window, a secret as its owner sees it, the question an accepted answer names."""
+night window, a secret as its owner sees it, a question and its accepted answer."""
 
 from __future__ import annotations
 
+from narrator.rules import codec
 from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Secret, Tag
+from narrator.rules.core import Prompt, Secret, Tag, Timer
 from narrator.voice.catalog import Catalog
 
 
@@ -50,3 +51,34 @@ def secret_text(catalog: Catalog, tag: Tag, secret: Secret, answer: Answer | Non
     if isinstance(answer, SeatAnswer):  # a check: whom it is about (issue 28 #13)
         return t("screen.secret_seat_token", seat=answer.seat, verdict=verdict)
     return verdict
+
+
+def window_label(catalog: Catalog, game: str, prompt: Prompt) -> str:
+    """A night question's own words, for a window that asks more than one (the
+    witch's potion, then her poison); none for the others."""
+    key = f"prompt.{game}.{prompt.action}"
+    return catalog.text(key) if key in catalog.lines else ""
+
+
+def prompt_label(catalog: Catalog, game: str, prompt: Prompt) -> str:
+    """The on-screen question: ``prompt.<game>.<action>`` or ``prompt.<action>``."""
+    action, about = prompt.tag.action, prompt.tag.about
+    seat = "" if about is None else about
+    for key in (f"prompt.{game}.{action}", f"prompt.{action}"):
+        if key in catalog.lines:
+            return catalog.text(key, {"seat": seat})
+    return catalog.text("screen.answer_for", {"prompt": prompt.id})
+
+
+def timer_label(catalog: Catalog, timer: Timer) -> str:
+    """A countdown's words: its own (``label.<action>``), else a discussion's."""
+    key = f"label.{timer.tag.action}"
+    return catalog.text(
+        key if key in catalog.lines else "label.discussion", {"seat": timer.seat or ""}
+    )
+
+
+def accepted_line(catalog: Catalog, label: str, answer: Answer) -> str:
+    """«4 — Принято.», after the question by day."""
+    shown = codec.shown(answer, lambda key, **params: catalog.text(key, params))
+    return f"{question_of(label)} {shown} — {catalog.text('screen.accepted')}".strip()

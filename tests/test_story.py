@@ -130,22 +130,22 @@ def settings_for(
 
 
 def played(
-    folder: Path, game: str, players: int, lang: str, seed: int, undo: int | None
-) -> tuple[EndScreen, list[dict[str, Any]]]:
-    """One whole game at the table with its record: its screen and its events."""
+    folder: Path, game: str, players: int, lang: str, seed: int, undo: int | None = None
+) -> tuple[EndScreen, list[dict[str, Any]], Path]:
+    """One whole game at the table with its record: its screen, its events, its record."""
     settings = settings_for(game, players, lang, seed, folder)
     prepared = prepare(settings)
     clock = FakeClock()
     screen = EndScreen()
     ports = TablePorts(Keypad(clock, f"{game}{seed}", undo), SilentVoice(), Silence(), clock)
     code, record, path = _recorded_game(settings, prepared, screen, ports)
-    assert code == 0 and path is not None
-    return screen, record.events
+    assert code == 0 and path is not None and path.suffix == ".jsonl"
+    return screen, record.events, path
 
 
 def told(folder: Path, case: tuple[str, int, str, int, int | None]) -> dict[str, Any]:
     """What a game's end screen showed and the picture its record draws (its hash)."""
-    screen, events = played(folder, *case)
+    screen, events, _ = played(folder, *case)
     assert screen.ended is not None, "the game reached its end screen"
     story = story_of(events, "", rules_rng)
     svg = to_svg(paint(story, load_catalog(story.lang)))

@@ -46,7 +46,7 @@ from narrator.rules.core import (
     phase_kind,
 )
 from narrator.rules.errors import NarratorError
-from narrator.story import Chronicle
+from narrator.story import Chronicle, Story
 from narrator.voice.catalog import DAWN, Catalog, phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
@@ -101,6 +101,7 @@ class TableDriver(Driver):
         self._window_entry: Entry | None = None
         self._times = WindowTimes()  # the last window's cues and ticks
         self.chronicle = Chronicle()  # the story of the game, for its end screen
+        self.story: Story | None = None  # told once the game has ended
         self._held = 0.0  # seconds the game time stood still (the stop question by day)
         self._last_line = ""
         self._reason = ""
@@ -574,8 +575,8 @@ class TableDriver(Driver):
     def finished(self, outcome: Outcome) -> None:
         assert self._game is not None
         deal = self._game.deal
-        story = self.chronicle.story(self.game, self.catalog.lang, deal, outcome)
-        self.screen.end(*end_screen(story, self.catalog))
+        self.story = self.chronicle.story(self.game, self.catalog.lang, deal, outcome)
+        self.screen.end(*end_screen(self.story, self.catalog))
 
 
 def _heard_before(step: Step) -> bool:

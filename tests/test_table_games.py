@@ -37,7 +37,7 @@ from textual.pilot import Pilot
 
 from narrator.app import table_app
 from narrator.host.audio import AudioVoice
-from narrator.host.table import question_of
+from narrator.host.words import question_of
 from narrator.ports import INTERRUPT
 from narrator.prepared import prepare
 from narrator.rules.registry import get_variant

@@ -27,6 +27,7 @@ from narrator.host.journal import read_journal, unfinished_records
 from narrator.ports import Live
 from narrator.record import GameRecord
 from narrator.rules.answers import MAX_DIGITS, Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.chance import Chance
 from narrator.rules.core import (
     Ask,
     Deal,
@@ -50,6 +51,7 @@ from narrator.rules.core import (
 )
 from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
 from narrator.rules.registry import Variant, get_variant, make_switches
+from narrator.simulate.driver import drawn
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
 
 if TYPE_CHECKING:
@@ -433,7 +435,8 @@ def step_through(
     the phase ``stop_before`` and once night 30 begins; the outcome, if it ended.
     """
     variant.validate_deal(deal, sw)
-    script = variant.new_game(deal, sw, random.Random(0)).script
+    game = variant.new_game(deal, sw, random.Random(0))
+    script = game.script
     queues = {
         key: [value] if isinstance(value, str) else list(value) for key, value in answers.items()
     }
@@ -449,6 +452,9 @@ def step_through(
         steps.append(step)
         if isinstance(step, Phase) and step.id == f"n{NIGHT_LIMIT}":
             return steps, None
+        if isinstance(step, Chance):
+            reply = drawn(step, game)
+            continue
         prompt = step.prompt if isinstance(step, Ask | Timer) else None
         queue = queues.get(prompt.id, []) if prompt is not None else []
         reply = None if prompt is None else prompt.accept(queue.pop(0)) if queue else prompt.default

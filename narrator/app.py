@@ -23,7 +23,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -171,6 +171,7 @@ class Prepared:
     players: int
     replay: tuple[Done, ...] = ()  # a resumed game: the steps played before it stopped
     kept: tuple[Done, ...] = ()  # ... and the answers given in the window it stopped in
+    drawn: Mapping[str, str] = field(default_factory=dict)  # ... and what chance gave in it
     resumed_from: Path | None = None  # ... and the record it continues
 
 
@@ -409,6 +410,7 @@ class RewindingTable:
             replay=replay,
             record_replay=record_replay,
             kept=kept,
+            drawn=self.prepared.drawn,
         )
 
     def play(self) -> None:
@@ -690,6 +692,7 @@ def prepare_resumed(game: Unfinished) -> Prepared:
         deal.players,
         replay=tuple(game.steps),
         kept=tuple(game.kept),
+        drawn=dict(game.drawn),
         resumed_from=game.path,
     )
 

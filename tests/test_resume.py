@@ -73,7 +73,12 @@ class PolicyKeys:
 
 
 def table(
-    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None, kept: Any = ()
+    record: GameRecord,
+    keys: PolicyKeys,
+    replay: Any = (),
+    screen: Any = None,
+    kept: Any = (),
+    drawn: Any = None,
 ) -> TableDriver:
     return TableDriver(
         load_catalog("ru"),
@@ -85,6 +90,7 @@ def table(
         answer_s=5,
         replay=replay,
         kept=kept,
+        drawn=drawn,
     )
 
 
@@ -129,7 +135,7 @@ def resume(
     keys = PolicyKeys(FakeClock(), f"{game}{seed}{salt}")
     record = GameRecord()
     record.start(game=game, deal={"seats": list(deal.seats)}, players=players, seed=seed)
-    driver = table(record, keys, stopped.steps, kept=stopped.kept)
+    driver = table(record, keys, stopped.steps, kept=stopped.kept, drawn=stopped.drawn)
     driver.run(variant.new_game(deal, switches, rules_rng(seed)))
     return record
 

@@ -18,15 +18,12 @@ from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
-    Badge,
-    DealCard,
     Eliminate,
     Game,
     Outcome,
     Phase,
     Prompt,
     Say,
-    Show,
     Step,
     Timer,
     Wake,
@@ -34,7 +31,7 @@ from narrator.rules.core import (
     phase_number,
     shuffled_deal,
 )
-from narrator.simulate.driver import GameResult, Players, game_rngs, play
+from narrator.simulate.driver import GameResult, Players, game_rngs, play, tell
 from narrator.simulate.players import RandomPlayers
 from narrator.simulate.run import Setup, check_setup, players_maker
 from narrator.voice.catalog import load_catalog
@@ -81,14 +78,8 @@ class PolicyTable(Headless):
             players.phase(step.id)
         elif isinstance(step, Eliminate):
             players.eliminated(step)
-        elif isinstance(step, Show):
-            players.shown(step.tag, step.to, step.secret)
-        elif isinstance(step, DealCard):
-            players.dealt(step.seat, step.secret.values[0])
-        elif isinstance(step, Wake):
-            players.awake(step.tag, step.seats)
-        elif isinstance(step, Badge):
-            players.badge(step.seat)
+        else:
+            tell(step, players)  # a secret shown, a card dealt, a window, the badge
 
     def enter_phase(self, phase: str) -> None:
         if phase_kind(phase) == "night":

@@ -183,7 +183,7 @@ def play(game: Game, players: Players, parsed: _Parsed | None = None) -> GameRes
         elif type(step) is Chance:
             reply = drawn(step, game)
         elif watching or (type(step) not in _STEPS and isinstance(step, _ANSWERED)):
-            _tell(step, players)
+            tell(step, players)
 
 
 def drawn(chance: Chance, game: Game) -> Answer:
@@ -220,7 +220,7 @@ _STEPS = frozenset({Say, Ask, Timer, Phase, Eliminate, Show, DealCard, Wake, Bad
 _ANSWERED = (Say, Ask, Timer, Phase, Eliminate, Chance)  # the steps :func:`play` itself follows
 
 
-def _tell(step: object, players: Players) -> None:
+def tell(step: object, players: Players) -> None:
     """The steps only watching players are told of (the rest need no bookkeeping)."""
     if type(step) not in _STEPS and isinstance(step, _ANSWERED):
         raise TypeError(f"{type(step).__name__}: a step class's subclass is not a step")

@@ -73,13 +73,9 @@ class PolicyKeys:
 
 
 def table(
-    record: GameRecord,
-    keys: PolicyKeys,
-    replay: Any = (),
-    screen: Any = None,
-    kept: Any = (),
-    drawn: Any = None,
+    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None, **given: Any
 ) -> TableDriver:
+    """A table with a silent voice; ``given``: what a resumed game keeps (``kept``, ``drawn``)."""
     return TableDriver(
         load_catalog("ru"),
         record,
@@ -89,8 +85,7 @@ def table(
         clock=keys.clock,
         answer_s=5,
         replay=replay,
-        kept=kept,
-        drawn=drawn,
+        **given,
     )
 
 

@@ -251,12 +251,12 @@ class Headless(Driver):
 
     A wake window passes at once, its cues said; a timer runs to its end at once
     (:meth:`Driver.timer_without_clock`) unless an attempt at its interrupt (a werewolf
-    exploding) is accepted first. A prompt takes the attempts :meth:`attempts` gives, in
+    exploding) is accepted first. A prompt takes the attempts :meth:`typed` gives, in
     order: the first accepted one is its answer, every later one is rejected as already
     answered, and with none accepted the prompt expires to its default.
     """
 
-    def attempts(self, prompt: Prompt) -> Iterable[str]:
+    def typed(self, prompt: Prompt) -> Iterable[str]:
         """What is typed at ``prompt`` (by default nothing: it expires)."""
         return ()
 
@@ -266,7 +266,7 @@ class Headless(Driver):
 
     def ask(self, prompt: Prompt) -> Answer:
         accepted: Answer | None = None
-        for text in self.attempts(prompt):
+        for text in self.typed(prompt):
             answer = self.attempt(prompt, text, answered=accepted is not None)
             if answer is not None:
                 accepted = answer

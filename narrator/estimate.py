@@ -265,7 +265,7 @@ class Stopwatch(Headless):
     def sleep(self) -> None:
         self._running = False
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         """A random legal answer, as a demo player gives."""
         return [self.rng.choice(prompt.options)] if prompt.options else []
 

@@ -242,7 +242,7 @@ class ScenarioDriver(Headless):
         self._line(f"window {step.window}: {step.seconds:g} s, awake {list(step.seats)}")
         super().wake(step)
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return self._take(prompt.id)
 
     def took(self, prompt: Prompt, text: str) -> None:

@@ -54,7 +54,7 @@ class ScenarioLike(Headless):
         super().__init__(load_catalog("ru"), GameRecord())
         self.rng = rng
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return [self.rng.choice(prompt.options)] if prompt.options else []
 
 

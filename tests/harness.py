@@ -256,7 +256,7 @@ class FakeTable(Headless):
         self.replies.append((prompt.id, reply))
         return reply
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return self._texts(prompt, self.choose, secret=not self._public)
 
     def took(self, prompt: Prompt, text: str) -> None:

@@ -66,7 +66,7 @@ class KeyCollectingDriver(Headless):
     def say(self, key: str, text: str) -> None:
         assert text.strip(), key
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return self.choose(prompt)
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:

@@ -42,7 +42,7 @@ class RandomTable(Headless):
             self.said.setdefault(f"cause.{step.cause}", set())
         return super().carry_out(step)  # type: ignore[arg-type]
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         garbage = [self.rng.choice(GARBAGE)] if self.rng.random() < 0.3 else []
         if self.rng.random() < 0.1 or not prompt.options:
             return garbage

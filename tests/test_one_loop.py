@@ -87,7 +87,7 @@ class PolicyTable(Headless):
         elif phase_kind(phase) == "day":
             self.days += 1
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         text = self.players.answer(prompt, tuple(self.alive))
         return [] if text is None else [text]
 

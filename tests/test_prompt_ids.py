@@ -92,7 +92,7 @@ class RandomTable(Headless):
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         raise AssertionError(f"{prompt.id}: its own option {text!r} was refused")
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         self.asked.ids.append(prompt.id)
         if not prompt.options or self.rng.random() < SILENT:
             return []

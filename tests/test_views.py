@@ -85,7 +85,7 @@ class ViewWatchingTable(Headless):
             assert mine.dealt == self.deal.role_of(seat)
             assert list(mine.shown) == self.expected_shown[seat]
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return self.answers(prompt)
 
 

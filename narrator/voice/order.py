@@ -55,7 +55,7 @@ class Listener(Headless):
         self.rng = chance
         self.lines: list[str] = []
 
-    def attempts(self, prompt: Prompt) -> list[str]:
+    def typed(self, prompt: Prompt) -> list[str]:
         return [self.rng.choice(prompt.options)] if prompt.options else []
 
     def say(self, key: str, text: str) -> None:

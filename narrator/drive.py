@@ -7,10 +7,14 @@ with a screen, a keypad and a voice.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
+from narrator.rules.chance import Chance
 from narrator.rules.core import (
     Ask,
     Badge,
@@ -18,6 +22,7 @@ from narrator.rules.core import (
     Eliminate,
     Game,
     Outcome,
+    Param,
     Phase,
     Prompt,
     Say,
@@ -44,14 +49,24 @@ def is_last_night(phase: str) -> bool:
 class Driver(ABC):
     """Carry out a game's script; subclasses meet each step at the table."""
 
-    def __init__(self, catalog: Catalog, record: GameRecord, stop_before: str | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        record: GameRecord,
+        stop_before: str | None = None,
+        drawn: Mapping[str, str] | None = None,
+    ):
         self.catalog = catalog
         self.record = record
         self.stop_before = stop_before
         self.phase = "setup"
+        # The outcomes of chance a record holds (narrator.resume.drawn): read back, not drawn.
+        self.drawn: Mapping[str, str] = dict(drawn or {})
+        self._chance: random.Random | None = None
 
     def run(self, game: Game) -> Outcome | None:
         """Play to the end; ``None`` when the run stopped before the end."""
+        self._chance = game.chance
         reply: Answer | None = None
         while True:
             try:
@@ -107,7 +122,34 @@ class Driver(ABC):
                 self.record.eliminated(seat, phase, cause)
             case Badge(seat=seat):
                 self.record.add("badge", seat=seat)
+            case Chance():
+                return self.chance(step)
         return None
+
+    def chance(self, chance: Chance) -> Answer:
+        """What chance gives: drawn from the game's stream, always and in the script's
+        order (a seed gives the same draws whatever is read back), unless its outcome is
+        known (:meth:`known`: the record of a replay, a scenario's pin); then recorded."""
+        if self._chance is None:
+            raise TypeError(f"{chance.id}: a game made without a stream of chance draws")
+        text = chance.draw(self._chance)
+        known = self.known(chance)
+        if known is not None:
+            text = known
+        self.record.add("chance", id=chance.id, value=text)
+        return chance.read(text)
+
+    def known(self, chance: Chance) -> str | None:
+        """The outcome the record being replayed holds, if it is one this chance can have
+        (the rules may have changed what is drawn: then it is drawn anew)."""
+        text = self.drawn.get(chance.id)
+        if text is None:
+            return None
+        try:
+            chance.read(text)
+        except NarratorError:
+            return None
+        return text
 
     def attempt(self, prompt: Prompt, text: str, answered: bool) -> Answer | None:
         """Judge one attempt: the accepted answer, or None (rejection recorded)."""
@@ -190,3 +232,76 @@ class Driver(ABC):
 
     def finished(self, outcome: Outcome) -> None:  # noqa: B027
         """The game is over."""
+
+
+class Unrecorded(GameRecord):
+    """A game record that keeps nothing: nobody reads the record of a game played to be
+    measured or listened to (the length estimate, the order of the lines to render)."""
+
+    def add(self, event: str, **fields: Any) -> None:
+        """Nothing is kept."""
+
+    def say(self, key: str, params: Mapping[str, Param], text: str) -> None:
+        """Nothing is kept (not even the parameters turned into JSON)."""
+
+
+class Headless(Driver):
+    """The table with no clock that every run without one plays at: the scenario runner,
+    the length estimate, the order of the lines to render, the test tables.
+
+    A wake window passes at once, its cues said; a timer runs to its end at once
+    (:meth:`Driver.timer_without_clock`) unless an attempt at its interrupt (a werewolf
+    exploding) is accepted first. A prompt takes the attempts :meth:`typed` gives, in
+    order: the first accepted one is its answer, every later one is rejected as already
+    answered, and with none accepted the prompt expires to its default.
+    """
+
+    def typed(self, prompt: Prompt) -> Iterable[str]:
+        """What is typed at ``prompt`` (by default nothing: it expires)."""
+        return ()
+
+    def interjections(self, timer: Timer, prompt: Prompt) -> Iterable[str]:
+        """What is typed at the interrupt ``prompt`` of ``timer`` (by default nothing)."""
+        return ()
+
+    def ask(self, prompt: Prompt) -> Answer:
+        accepted: Answer | None = None
+        for text in self.typed(prompt):
+            answer = self.attempt(prompt, text, answered=accepted is not None)
+            if answer is not None:
+                accepted = answer
+                self.took(prompt, text)
+        return accepted if accepted is not None else self.expire(prompt)
+
+    def took(self, prompt: Prompt, text: str) -> None:
+        """An attempt at a prompt was accepted as its answer."""
+
+    def interrupted(self, timer: Timer) -> Answer | None:
+        """The first accepted attempt at the timer's interrupt, which ends it; or None."""
+        if timer.interrupt is None:
+            return None
+        for text in self.interjections(timer, timer.interrupt):
+            answer = self.attempt(timer.interrupt, text, answered=False)
+            if answer is not None:
+                return answer
+        return None
+
+    def timer(self, step: Timer) -> Answer | None:
+        interrupted = self.interrupted(step)
+        return interrupted if interrupted is not None else self.timer_without_clock(step)
+
+    def wake(self, step: Wake) -> None:
+        for cue in step.cues:
+            self.carry_out(cue)
+
+    def say(self, key: str, text: str) -> None:
+        """Nobody hears it."""
+
+    def show(self, step: Show) -> None:
+        """Nobody sees it."""
+
+    def sleep(self) -> None:
+        """The window is over."""
+
+    def deal_card(self, step: DealCard) -> None:
+        """The card is seen."""

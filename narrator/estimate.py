@@ -45,16 +45,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from narrator.drive import Driver
-from narrator.record import GameRecord
+from narrator.drive import Headless, Unrecorded
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
     DealCard,
     Game,
-    Param,
     Prompt,
     Say,
-    Show,
     Switches,
     Timer,
     Wake,
@@ -226,17 +223,7 @@ def _line_seconds(text: str, lang: str, engine: str | None) -> float:
     return len(spoken(text, lang).strip()) / chars_per_s(lang, engine)
 
 
-class Unrecorded(GameRecord):
-    """A game record that keeps nothing: nobody reads the record of an estimate's games."""
-
-    def add(self, event: str, **fields: Any) -> None:
-        """Nothing is kept."""
-
-    def say(self, key: str, params: Mapping[str, Param], text: str) -> None:
-        """Nothing is kept (not even the parameters turned into JSON)."""
-
-
-class Stopwatch(Driver):
+class Stopwatch(Headless):
     """A table with no clock that adds up how long every step would take at a real one."""
 
     def __init__(
@@ -250,6 +237,7 @@ class Stopwatch(Driver):
         self.nights = 0
         self._running = False  # inside a window or a timer: what is said there takes no extra
         self._cues: list[float] = []
+        self._typed = False
 
     def line_seconds(self, text: str) -> float:
         return _line_seconds(text, self.catalog.lang, self.engine)
@@ -268,8 +256,7 @@ class Stopwatch(Driver):
     def wake(self, step: Wake) -> None:
         """The full window, or longer when its cues, one every ``cue_every``, overrun it."""
         self._running, self._cues = True, []
-        for cue in step.cues:
-            self.carry_out(cue)
+        super().wake(step)
         end = 0.0
         for index, cue_s in enumerate(self._cues):
             end = max(end, index * step.cue_every) + cue_s
@@ -278,18 +265,21 @@ class Stopwatch(Driver):
     def sleep(self) -> None:
         self._running = False
 
-    def ask(self, prompt: Prompt) -> Answer:
-        """A random legal answer, as a demo player gives; a day answer takes typing time."""
-        answer = None
-        if prompt.options:
-            answer = self.attempt(prompt, self.rng.choice(prompt.options), answered=False)
-        if not self._running:  # inside a window or a speech it takes no time of its own
-            typed = answer is not None
-            self.seconds += min(ANSWER_TYPING_S, self.answer_s) if typed else self.answer_s
-        return answer if answer is not None else self.expire(prompt)
+    def typed(self, prompt: Prompt) -> list[str]:
+        """A random legal answer, as a demo player gives."""
+        return [self.rng.choice(prompt.options)] if prompt.options else []
 
-    def show(self, step: Show) -> None:
-        """Shown inside its window: no time of its own."""
+    def took(self, prompt: Prompt, text: str) -> None:
+        self._typed = True
+
+    def ask(self, prompt: Prompt) -> Answer:
+        """A day answer takes typing time; one inside a window or a speech none of its own."""
+        self._typed = False
+        answer = super().ask(prompt)
+        if not self._running:
+            typed = self._typed
+            self.seconds += min(ANSWER_TYPING_S, self.answer_s) if typed else self.answer_s
+        return answer
 
     def deal_card(self, step: DealCard) -> None:
         self.seconds += DEAL_CARD_S
@@ -297,7 +287,7 @@ class Stopwatch(Driver):
     def timer(self, step: Timer) -> Answer | None:
         """The timer's full length (``until_answer``: its answer's time); its prompt is
         answered during it. What is said while it runs (its warnings, «4 принято») takes
-        none of its own and is not played."""
+        none of its own and is not played. Nobody interrupts it."""
         answer = None
         if step.prompt is not None:
             self._running = not step.until_answer  # the badge: its answer ends the timer

@@ -11,7 +11,8 @@ record replays as a scenario.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,7 @@ class Prepared:
     players: int
     replay: tuple[Done, ...] = ()  # a resumed game: the steps played before it stopped
     kept: tuple[Done, ...] = ()  # ... and the answers given in the window it stopped in
+    drawn: Mapping[str, str] = field(default_factory=dict)  # ... and what chance gave in it
     resumed_from: Path | None = None  # ... and the record it continues
 
 

@@ -11,6 +11,9 @@ in it is its answer again (``Unfinished.kept``: written the moment it was
 accepted), never a second one — a speech starts again, a vote is asked again.
 Undo is the same replay, cut before the answer taken back.
 
+What chance gave (a speaking order drawn, a default pair of lovers) is read back from
+the record's ``chance`` events by id (:func:`drawn`), not drawn again.
+
 The record's ``done`` events are those outcomes, in order (:class:`Done`):
 ``reply`` (an answer, or none, at a prompt or a timer), ``window`` (a wake
 window ran to its end) and ``dealt`` (a player saw his card). An ``undo``
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -103,6 +106,24 @@ def _split(events: Iterable[Mapping[str, Any]]) -> tuple[list[Done], list[Done]]
     return (done, []) if open_at is None else (done[:open_at], done[open_at:])
 
 
+def drawn(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """What chance gave in a record (its ``chance`` events): outcome by chance id, less
+    those drawn after the answer an ``undo`` took back. A replay reads them back, so a
+    record replays to the same game even after the rules drew once more somewhere."""
+    outcomes: dict[str, tuple[int, str]] = {}  # id -> (done steps before it, outcome)
+    done = 0
+    for event in events:
+        kind = event.get("event")
+        if kind == "done":
+            done += 1
+        elif kind == "chance" and isinstance(event.get("value"), str):
+            outcomes[str(event.get("id", ""))] = (done, event["value"])
+        elif kind == "undo" and isinstance(event.get("keep"), int):
+            done = event["keep"]
+            outcomes = {key: (at, value) for key, (at, value) in outcomes.items() if at <= done}
+    return {key: value for key, (_, value) in outcomes.items()}
+
+
 @dataclass(frozen=True)
 class Unfinished:
     """A game that did not reach its end: enough to list it and to continue it."""
@@ -118,6 +139,7 @@ class Unfinished:
     lost: bool  # the record could not be written to the end (a full disk)
     kept: Sequence[Done] = ()  # the answers given inside the window it stopped in
     answer_s: float | None = None  # its time for a day answer, when the record has a sound one
+    drawn: Mapping[str, str] = field(default_factory=dict)  # what chance gave (:func:`drawn`)
 
 
 def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
@@ -144,6 +166,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         lost=any(e.get("event") == "lost" for e in events),
         kept=_answers(open_window),
         answer_s=_answer_s(start.get("answer_s")),
+        drawn=drawn(events),
     )
 
 

@@ -29,9 +29,10 @@ from pydantic import (
     field_validator,
 )
 
-from narrator.drive import Driver
+from narrator.drive import ALREADY_ANSWERED, Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
+from narrator.rules.chance import Chance
 from narrator.rules.core import Deal, DealCard, Prompt, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError, NotNow
 from narrator.rules.registry import (
@@ -209,8 +210,9 @@ def _prepare(scenario: ScenarioFile) -> tuple[Variant, Switches, Deal]:
     return variant, switches, deal
 
 
-class ScenarioDriver(Driver):
-    """Plays a scenario with no clock: every window passes at once."""
+class ScenarioDriver(Headless):
+    """Plays a scenario with no clock: every window passes at once. A chance whose id
+    the file's ``[answers]`` give (``d2.order_drawn = "3 +"``) has that outcome."""
 
     def __init__(self, scenario: ScenarioFile, catalog: Catalog, record: GameRecord):
         super().__init__(catalog, record, scenario.stop_before)
@@ -220,6 +222,12 @@ class ScenarioDriver(Driver):
 
     def _unused(self, prompt_id: str) -> list[str]:
         return self.scenario.attempts(prompt_id)[self._used.get(prompt_id, 0) :]
+
+    def _take(self, prompt_id: str) -> list[str]:
+        """Every attempt at ``prompt_id`` not played yet, now played."""
+        attempts = self._unused(prompt_id)
+        self._used[prompt_id] = self._used.get(prompt_id, 0) + len(attempts)
+        return attempts
 
     def _line(self, text: str) -> None:
         self.transcript.append(f"[{self.phase}] {text}")
@@ -232,27 +240,45 @@ class ScenarioDriver(Driver):
 
     def wake(self, step: Wake) -> None:
         self._line(f"window {step.window}: {step.seconds:g} s, awake {list(step.seats)}")
-        for cue in step.cues:
-            self.carry_out(cue)
+        super().wake(step)
 
-    def ask(self, prompt: Prompt) -> Answer:
-        accepted: Answer | None = None
-        attempts = self._unused(prompt.id)
-        self._used[prompt.id] = self._used.get(prompt.id, 0) + len(attempts)
-        for text in attempts:
-            answer = self.attempt(prompt, text, answered=accepted is not None)
-            if answer is not None:
-                accepted = answer
-                self._line(f"  {prompt.id} ← {text!r}: accepted")
-        if accepted is None:
-            accepted = self.expire(prompt)
-            self._line(f"  {prompt.id}: no valid answer, taken as {accepted}")
-        return accepted
+    def typed(self, prompt: Prompt) -> list[str]:
+        return self._take(prompt.id)
 
-    def _interrupt(self, prompt: Prompt) -> Answer | None:
+    def took(self, prompt: Prompt, text: str) -> None:
+        self._line(f"  {prompt.id} ← {text!r}: accepted")
+
+    def expire(self, prompt: Prompt) -> Answer:
+        answer = super().expire(prompt)
+        self._line(f"  {prompt.id}: no valid answer, taken as {answer}")
+        return answer
+
+    def known(self, chance: Chance) -> str | None:
+        """The first pinned outcome the chance can have (the others are rejected)."""
+        pinned: str | None = None
+        for text in self._take(chance.id):
+            reason = ALREADY_ANSWERED if pinned is not None else None
+            if reason is None:
+                try:
+                    chance.read(text)
+                except NarratorError as error:
+                    reason = str(error)
+            if reason is not None:
+                self.record.rejected(chance.id, text, reason)
+                self._line(f"  {chance.id} ← {text!r}: rejected ({reason})")
+                continue
+            pinned = text
+            self.record.accepted(chance.id, text)
+            self._line(f"  {chance.id} ← {text!r}: accepted")
+        return pinned
+
+    def interrupted(self, timer: Timer) -> Answer | None:
         """The unused attempts in order, up to the first accepted one; an attempt meant
         for a later moment stops the walk and waits. A loop, not a recursion: a file may
         hold tens of thousands of wrong attempts."""
+        prompt = timer.interrupt
+        if prompt is None:
+            return None
         for text in self._unused(prompt.id):
             try:
                 prompt.accept(text)
@@ -263,6 +289,7 @@ class ScenarioDriver(Driver):
             self._used[prompt.id] = self._used.get(prompt.id, 0) + 1
             answer = self.attempt(prompt, text, answered=False)
             if answer is not None:
+                self._line(f"  {timer.id} interrupted: {answer}")
                 return answer
         return None
 
@@ -281,12 +308,7 @@ class ScenarioDriver(Driver):
     def timer(self, step: Timer) -> Answer | None:
         speaker = f", speaker {step.seat}" if step.seat is not None else ""
         self._line(f"timer {step.id}: {step.seconds:g} s{speaker}")
-        if step.interrupt is not None:
-            interrupted = self._interrupt(step.interrupt)
-            if interrupted is not None:
-                self._line(f"  {step.id} interrupted: {interrupted}")
-                return interrupted
-        return self.timer_without_clock(step)
+        return super().timer(step)
 
     def finished(self, outcome: Any) -> None:
         self._line(f"winner: {outcome.winner}")

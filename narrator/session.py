@@ -188,6 +188,7 @@ class RewindingTable:
             replay=replay,
             record_replay=record_replay,
             kept=kept,
+            drawn=self.prepared.drawn,
         )
 
     def play(self) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from narrator.drive import Driver
 from narrator.record import GameRecord
-from narrator.resume import Done, replayed
+from narrator.resume import Done, drawn, replayed
 from narrator.rules.answers import Answer, CountAnswer, ExplodeAnswer
 from narrator.rules.core import (
     Ask,
@@ -166,8 +166,8 @@ def _act(prompt: Prompt, answer: Answer) -> Act:
 class _Replay(Driver):
     """Plays a game again with the answers of its record, its chronicle kept."""
 
-    def __init__(self, steps: Sequence[Done]) -> None:
-        super().__init__(load_catalog("en"), GameRecord())
+    def __init__(self, steps: Sequence[Done], chance: Mapping[str, str]) -> None:
+        super().__init__(load_catalog("en"), GameRecord(), drawn=chance)
         self.steps = deque(steps)
         self.chronicle = Chronicle()
         self._window_id = ""
@@ -218,7 +218,7 @@ def story_of(
     """The story of a finished record's events; a ConfigError when it is not one.
 
     ``rules_rng``: the rules' chance of a game from its seed, as the table made it
-    (``narrator.app.rules_rng``).
+    (``narrator.prepared.rules_rng``).
     """
     if not events or events[0].get("event") != "start":
         raise ConfigError(f"{name or 'the record'}: not a game record (no start event)")
@@ -241,7 +241,7 @@ def story_of(
         raise
     except (KeyError, TypeError, ValueError):
         raise ConfigError(f"{name or 'the record'}: its start event is incomplete") from None
-    driver = _Replay(replayed(events))
+    driver = _Replay(replayed(events), drawn(events))
     outcome = driver.run(variant.new_game(deal, switches, rules_rng(seed)))
     if outcome is None or outcome.winner != end.get("winner"):
         raise ConfigError(

@@ -51,6 +51,7 @@ def prepare_resumed(game: Unfinished) -> Prepared:
         deal.players,
         replay=tuple(game.steps),
         kept=tuple(game.kept),
+        drawn=dict(game.drawn),
         resumed_from=game.path,
     )
 

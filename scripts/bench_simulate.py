@@ -3,9 +3,10 @@
 
 For each variant (and alliance at its full table of 12) it measures, in one process:
 
-* ``scenario``: the same random games carried out by a driver as the scenario runner
-  does it (narrator.drive.Driver: every line rendered in the catalog, every event in
-  a game record) — the way one game was played before this simulator;
+* ``scenario``: the same random games carried out by the Headless driver the scenario
+  runner plays at (narrator.drive.Headless: every line rendered in the catalog, every
+  event in a game record) — the loop the simulator's fast path is checked against
+  (tests/test_one_loop.py);
 * ``random``: ``narrator simulate --policy random`` (narrator.simulate.run.play_range);
 * ``informed``: the same with ``--policy informed``;
 * ``script``: the variant's script alone, answered from its options with no policy and
@@ -25,16 +26,19 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import random
 import time
 from collections.abc import Callable
 
-from bench_engine import RandomTable
-
+from narrator.drive import Headless
+from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import Ask, Prompt, Timer, Wake, shuffled_deal
+from narrator.rules.chance import Chance
+from narrator.rules.core import Ask, Prompt, Timer, shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.simulate.driver import game_rngs
 from narrator.simulate.run import Setup, play_range
+from narrator.voice.catalog import load_catalog
 
 GOALS = {"onenight": 10_000}
 GOAL = 1_000
@@ -42,19 +46,16 @@ TABLES = [("onenight", 5, 4000), ("halloween", 10, 800), ("sport_mafia", 10, 800
 TABLES += [("alliance", 11, 400), ("alliance", 12, 400)]
 
 
-class ScenarioLike(RandomTable):
-    """Random legal answers through the shared Driver loop, as the scenario runner plays:
-    the engine benchmark's table, with the cues of a wake window and its timers."""
+class ScenarioLike(Headless):
+    """Random legal answers at the Headless driver, as the scenario runner plays: every line
+    rendered, every event in a game record."""
 
-    def wake(self, step: Wake) -> None:
-        for cue in step.cues:
-            self.carry_out(cue)
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(load_catalog("ru"), GameRecord())
+        self.rng = rng
 
-    def ask(self, prompt: Prompt) -> Answer:
-        return super().ask(prompt) if prompt.options else self.expire(prompt)
-
-    def timer(self, step: Timer) -> Answer | None:
-        return self.timer_without_clock(step)
+    def typed(self, prompt: Prompt) -> list[str]:
+        return [self.rng.choice(prompt.options)] if prompt.options else []
 
 
 def scenario_games(game: str, players: int, start: int, stop: int) -> None:
@@ -82,6 +83,9 @@ def script_games(game: str, players: int, start: int, stop: int) -> None:
             while True:
                 step = send(reply)
                 reply = None
+                if isinstance(step, Chance):  # a speaking order drawn: as every driver does
+                    reply = step.read(step.draw(rules))
+                    continue
                 prompt = (
                     step.prompt
                     if isinstance(step, Ask | Timer) and step.prompt is not None

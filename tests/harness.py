@@ -22,11 +22,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import Phase as HypothesisPhase
 from hypothesis import strategies as st
 
-from narrator.drive import NIGHT_LIMIT, Driver
+from narrator.drive import NIGHT_LIMIT, Headless
 from narrator.host.journal import read_journal, unfinished_records
 from narrator.ports import Live
 from narrator.record import GameRecord
 from narrator.rules.answers import MAX_DIGITS, Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.chance import Chance
 from narrator.rules.core import (
     Ask,
     Deal,
@@ -50,6 +51,7 @@ from narrator.rules.core import (
 )
 from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
 from narrator.rules.registry import Variant, get_variant, make_switches
+from narrator.simulate.driver import drawn
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
 
 if TYPE_CHECKING:
@@ -105,7 +107,7 @@ class Line(NamedTuple):
     text: str
 
 
-class FakeTable(Driver):
+class FakeTable(Headless):
     """A fake table: windows and timers pass at once; attempts come from ``choose``.
 
     It asserts the channel rules as it plays: windows never nest; a secret is shown
@@ -151,6 +153,7 @@ class FakeTable(Driver):
         self.switches: Switches | None = None  # set by play(), with the game's seed
         self.seed = 0
         self._asked: Counter[str] = Counter()
+        self._public = False  # the prompt being asked is answered in public
 
     def __repr__(self) -> str:  # what a failing property example shows: enough to replay it
         return (
@@ -191,8 +194,7 @@ class FakeTable(Driver):
         assert self.awake is None, f"{step.window} opens inside another window"
         assert not set(step.seats) & set(self.gone), f"the dead wake in {step.window}"
         self.awake = frozenset(step.seats)
-        for cue in step.cues:
-            self.carry_out(cue)
+        super().wake(step)
 
     def sleep(self) -> None:
         assert self.awake is not None, "a window closes that was never opened"
@@ -245,20 +247,21 @@ class FakeTable(Driver):
             self.screen.append(
                 ("ask", prompt.id, *((prompt.seats, prompt.options) if public else ()))
             )
-        accepted: Answer | None = None
-        for text in self._texts(prompt, self.choose, secret=not public):
-            answer = self.attempt(prompt, text, answered=accepted is not None)
-            if accepted is None and answer is not None:
-                accepted = answer
-                if public:
-                    self.screen.append(("accepted", prompt.id, text))
-        reply = accepted if accepted is not None else self.expire(prompt)
+        self._public = public
+        reply = super().ask(prompt)
         self._names_the_living(prompt, reply)
         if not public:  # a default chosen for a hidden role (Cupid's random lovers) too
             self.named |= {seat for seat in seats_of(reply) if seat is not None}
         self.accepted[prompt.id] = reply
         self.replies.append((prompt.id, reply))
         return reply
+
+    def typed(self, prompt: Prompt) -> list[str]:
+        return self._texts(prompt, self.choose, secret=not self._public)
+
+    def took(self, prompt: Prompt, text: str) -> None:
+        if self._public:
+            self.screen.append(("accepted", prompt.id, text))
 
     def _names_the_living(self, prompt: Prompt, answer: Answer) -> None:
         dead = {seat for seat in seats_of(answer) if seat in self.gone}
@@ -275,15 +278,18 @@ class FakeTable(Driver):
             left = self.gone.get(step.seat, self.phase)
             assert left == self.phase, f"{step.id}: seat {step.seat} left in {left}"
         self._show_table(step.seat)
-        if step.interrupt is not None:
-            self._acts(step.interrupt)
-            for text in self._texts(step.interrupt, self.interject, secret=True):
-                answer = self.attempt(step.interrupt, text, answered=False)
-                if answer is not None:
-                    self._names_the_living(step.interrupt, answer)
-                    self.replies.append((step.interrupt.id, answer))
-                    return answer
-        return self.timer_without_clock(step)
+        return super().timer(step)
+
+    def interjections(self, timer: Timer, prompt: Prompt) -> list[str]:
+        self._acts(prompt)
+        return self._texts(prompt, self.interject, secret=True)
+
+    def interrupted(self, timer: Timer) -> Answer | None:
+        answer = super().interrupted(timer)
+        if answer is not None and timer.interrupt is not None:
+            self._names_the_living(timer.interrupt, answer)
+            self.replies.append((timer.interrupt.id, answer))
+        return answer
 
     # --- what the game showed ------------------------------------------------------------
 
@@ -433,7 +439,8 @@ def step_through(
     the phase ``stop_before`` and once night 30 begins; the outcome, if it ended.
     """
     variant.validate_deal(deal, sw)
-    script = variant.new_game(deal, sw, random.Random(0)).script
+    game = variant.new_game(deal, sw, random.Random(0))
+    script = game.script
     queues = {
         key: [value] if isinstance(value, str) else list(value) for key, value in answers.items()
     }
@@ -449,6 +456,9 @@ def step_through(
         steps.append(step)
         if isinstance(step, Phase) and step.id == f"n{NIGHT_LIMIT}":
             return steps, None
+        if isinstance(step, Chance):
+            reply = drawn(step, game)
+            continue
         prompt = step.prompt if isinstance(step, Ask | Timer) else None
         queue = queues.get(prompt.id, []) if prompt is not None else []
         reply = None if prompt is None else prompt.accept(queue.pop(0)) if queue else prompt.default

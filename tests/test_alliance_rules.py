@@ -67,10 +67,12 @@ from narrator.rules.answers import (
     SeatsAnswer,
     YesNo,
 )
+from narrator.rules.chance import Chance
 from narrator.rules.core import Ask, Deal, Eliminate, Phase, Prompt, Say, Step, Tag, Timer
 from narrator.rules.errors import BadAnswerText, ConfigError, NotNow
 from narrator.rules.registry import check_players, get_variant, make_switches
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
+from narrator.simulate.driver import drawn
 from tests.harness import rejected
 
 VARIANT = get_variant("alliance")
@@ -727,14 +729,16 @@ def test_an_explosion_in_the_second_election_speeches_postpones_the_election() -
     # before), so the script is driven directly: 5 explodes in 9's second speech.
     answers = {"n1.wolves": "7", "d1.candidates": "2 9", "d1.sheriff_vote.1": "2"}
     answers |= {"d1.sheriff_vote.3": "9", "d2.candidates": "3"}
-    script = VARIANT.new_game(Deal(BASE), switches(), random.Random(1)).script
+    game = VARIANT.new_game(Deal(BASE), switches(), random.Random(1))
     steps: list[Step] = []
     reply: Any = None
     while not any(isinstance(s, Phase) and s.id == "n3" for s in steps):
-        step = script.send(reply)
+        step = game.script.send(reply)
         steps.append(step)
         reply = None
-        if isinstance(step, Timer) and step.id == "d1.candidate_again.9":
+        if isinstance(step, Chance):
+            reply = drawn(step, game)
+        elif isinstance(step, Timer) and step.id == "d1.candidate_again.9":
             assert step.interrupt is not None
             reply = step.interrupt.accept("5 9")
         elif isinstance(step, Ask | Timer) and step.prompt is not None:

@@ -12,18 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from narrator.drive import Driver
+from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
-    DealCard,
     Outcome,
     Prompt,
     Say,
-    Show,
     Step,
-    Timer,
-    Wake,
     shuffled_deal,
 )
 from narrator.rules.errors import NarratorError
@@ -56,7 +52,7 @@ GARBAGE = (
 )
 
 
-class KeyCollectingDriver(Driver):
+class KeyCollectingDriver(Headless):
     """Plays a game instantly with random attempts; remembers every line and rejection key."""
 
     def __init__(self, catalog: Catalog, choose: Callable[[Prompt], list[str]]) -> None:
@@ -74,32 +70,11 @@ class KeyCollectingDriver(Driver):
     def say(self, key: str, text: str) -> None:
         assert text.strip(), key
 
-    def wake(self, step: Wake) -> None:
-        pass
-
-    def ask(self, prompt: Prompt) -> Answer:
-        accepted: Answer | None = None
-        for text in self.choose(prompt):
-            answer = self.attempt(prompt, text, answered=accepted is not None)
-            if accepted is None:
-                accepted = answer
-        return accepted if accepted is not None else self.expire(prompt)
+    def typed(self, prompt: Prompt) -> list[str]:
+        return self.choose(prompt)
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         self.reasons.append((error.key, dict(error.params)))
-
-    def show(self, step: Show) -> None:
-        pass
-
-    def sleep(self) -> None:
-        pass
-
-    def deal_card(self, step: DealCard) -> None:
-        pass
-
-    def timer(self, step: Timer) -> None:
-        for _, key in self.timer_warnings(step):
-            self.carry_out(Say(key))
 
     def finished(self, outcome: Outcome) -> None:
         self.winner = outcome.winner

@@ -6,17 +6,14 @@ import random
 
 import pytest
 
-from narrator.drive import Driver
+from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
-    DealCard,
     Eliminate,
     Prompt,
     Say,
     Show,
-    Timer,
-    Wake,
     shuffled_deal,
 )
 from narrator.rules.errors import NarratorError
@@ -28,7 +25,7 @@ EN = load_catalog("en")
 GARBAGE = ("", "banana", "99", "0", "none none", "center 9", "abstain", "yes", "destroy", "1 +")
 
 
-class RandomTable(Driver):
+class RandomTable(Headless):
     """Plays instantly: random legal answers, with garbage first now and then."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -45,41 +42,17 @@ class RandomTable(Driver):
             self.said.setdefault(f"cause.{step.cause}", set())
         return super().carry_out(step)  # type: ignore[arg-type]
 
-    def say(self, key: str, text: str) -> None:
-        pass
-
-    def wake(self, step: Wake) -> None:
-        for cue in step.cues:
-            self.carry_out(cue)
-
-    def ask(self, prompt: Prompt) -> Answer:
-        if self.rng.random() < 0.3:
-            self.attempt(prompt, self.rng.choice(GARBAGE), answered=False)
+    def typed(self, prompt: Prompt) -> list[str]:
+        garbage = [self.rng.choice(GARBAGE)] if self.rng.random() < 0.3 else []
         if self.rng.random() < 0.1 or not prompt.options:
-            return self.expire(prompt)
-        answer = self.attempt(prompt, self.rng.choice(prompt.options), answered=False)
-        return answer if answer is not None else self.expire(prompt)
+            return garbage
+        return [*garbage, self.rng.choice(prompt.options)]
 
     def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
         self.reasons.setdefault(error.key, set()).update(error.params)
 
     def show(self, step: Show) -> None:
         self.shown.add((step.secret.kind, step.secret.values[0] if step.secret.values else ""))
-
-    def sleep(self) -> None:
-        pass
-
-    def deal_card(self, step: DealCard) -> None:
-        pass
-
-    def timer(self, step: Timer) -> Answer | None:
-        for _, key in self.timer_warnings(step):
-            self.carry_out(Say(key))
-        if step.prompt is None:
-            return None
-        answer = self.ask(step.prompt)
-        self.confirm(step, answer)
-        return answer
 
 
 @pytest.mark.parametrize("game", known_names())

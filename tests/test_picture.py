@@ -17,9 +17,9 @@ from xml.etree import ElementTree
 import pytest
 
 from narrator import cli
-from narrator.prepared import rules_rng
 from narrator.host.journal import Journal, read_journal
 from narrator.picture import draw, story_of
+from narrator.prepared import rules_rng
 from narrator.voice.catalog import load_catalog
 from tests.harness import RecordingScreen
 from tests.test_story import played

@@ -21,20 +21,16 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from narrator.drive import Driver
+from narrator.drive import Headless
 from narrator.record import GameRecord
-from narrator.rules.answers import Answer
 from narrator.rules.core import (
     Deal,
-    DealCard,
     Prompt,
-    Show,
     Switches,
     Timer,
-    Wake,
     shuffled_deal,
 )
-from narrator.rules.errors import ConfigError
+from narrator.rules.errors import ConfigError, NarratorError
 from narrator.rules.registry import Variant, get_variant, known_names, make_switches
 from narrator.scenario import ScenarioFile, run_scenario
 from narrator.voice.catalog import load_catalog
@@ -81,7 +77,7 @@ class Asked:
     answers: dict[str, str] = field(default_factory=dict)
 
 
-class RandomTable(Driver):
+class RandomTable(Headless):
     """Answers every prompt with one of its listed options, or lets it expire."""
 
     def __init__(self, rng: random.Random, record: GameRecord) -> None:
@@ -89,42 +85,29 @@ class RandomTable(Driver):
         self.rng = rng
         self.asked = Asked()
 
-    def _accept(self, prompt: Prompt, text: str) -> Answer:
-        answer = self.attempt(prompt, text, answered=False)
-        assert answer is not None, f"{prompt.id}: its own option {text!r} was refused"
+    def _noted(self, prompt: Prompt, text: str) -> None:
         assert prompt.id not in self.asked.answers, f"{prompt.id} accepted twice in one game"
         self.asked.answers[prompt.id] = text
-        return answer
 
-    def ask(self, prompt: Prompt) -> Answer:
+    def rejected(self, prompt: Prompt, text: str, error: NarratorError) -> None:
+        raise AssertionError(f"{prompt.id}: its own option {text!r} was refused")
+
+    def typed(self, prompt: Prompt) -> list[str]:
         self.asked.ids.append(prompt.id)
         if not prompt.options or self.rng.random() < SILENT:
-            return self.expire(prompt)
-        return self._accept(prompt, self.rng.choice(prompt.options))
+            return []
+        return [self.rng.choice(prompt.options)]
 
-    def timer(self, step: Timer) -> Answer | None:
-        if step.interrupt is not None:
-            interrupt = step.interrupt
-            self.asked.moments.append((interrupt.id, interrupt.speaker))
-            if interrupt.options and self.rng.random() < EXPLODE:
-                return self._accept(interrupt, self.rng.choice(interrupt.options))
-        return self.timer_without_clock(step)  # as the scenario runner hears it
+    def took(self, prompt: Prompt, text: str) -> None:
+        self._noted(prompt, text)
 
-    def wake(self, step: Wake) -> None:
-        for cue in step.cues:
-            self.carry_out(cue)
-
-    def say(self, key: str, text: str) -> None:
-        pass
-
-    def show(self, step: Show) -> None:
-        pass
-
-    def sleep(self) -> None:
-        pass
-
-    def deal_card(self, step: DealCard) -> None:
-        pass
+    def interjections(self, timer: Timer, prompt: Prompt) -> list[str]:
+        self.asked.moments.append((prompt.id, prompt.speaker))
+        if prompt.options and self.rng.random() < EXPLODE:
+            text = self.rng.choice(prompt.options)
+            self._noted(prompt, text)
+            return [text]
+        return []
 
 
 def play(name: str, options: dict[str, Any], seed: int) -> tuple[Deal, Asked, dict[str, Any]]:

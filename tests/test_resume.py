@@ -73,8 +73,9 @@ class PolicyKeys:
 
 
 def table(
-    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None, kept: Any = ()
+    record: GameRecord, keys: PolicyKeys, replay: Any = (), screen: Any = None, **given: Any
 ) -> TableDriver:
+    """A table with a silent voice; ``given``: what a resumed game keeps (``kept``, ``drawn``)."""
     return TableDriver(
         load_catalog("ru"),
         record,
@@ -84,7 +85,7 @@ def table(
         clock=keys.clock,
         answer_s=5,
         replay=replay,
-        kept=kept,
+        **given,
     )
 
 
@@ -129,7 +130,7 @@ def resume(
     keys = PolicyKeys(FakeClock(), f"{game}{seed}{salt}")
     record = GameRecord()
     record.start(game=game, deal={"seats": list(deal.seats)}, players=players, seed=seed)
-    driver = table(record, keys, stopped.steps, kept=stopped.kept)
+    driver = table(record, keys, stopped.steps, kept=stopped.kept, drawn=stopped.drawn)
     driver.run(variant.new_game(deal, switches, rules_rng(seed)))
     return record
 

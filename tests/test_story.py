@@ -21,17 +21,19 @@ from typing import Any
 
 import pytest
 
-from narrator.app import TablePorts, TableSettings, _recorded_game, prepare, rules_rng
 from narrator.host.audio import Silence
 from narrator.host.ending import end_screen
 from narrator.host.table import TableDriver
 from narrator.picture import paint, story_of
 from narrator.picture.svg import to_svg
 from narrator.ports import ENTER, UNDO, Attempt
+from narrator.prepared import prepare, rules_rng
 from narrator.record import GameRecord
 from narrator.resume import Unfinished, unfinished
 from narrator.rules import codec
 from narrator.rules.core import Prompt
+from narrator.session import TablePorts, recorded_game
+from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock, RecordingScreen, SilentVoice
 
@@ -138,7 +140,7 @@ def played(
     clock = FakeClock()
     screen = EndScreen()
     ports = TablePorts(Keypad(clock, f"{game}{seed}", undo), SilentVoice(), Silence(), clock)
-    code, record, path = _recorded_game(settings, prepared, screen, ports)
+    code, record, path = recorded_game(settings, prepared, screen, ports)
     assert code == 0 and path is not None and path.suffix == ".jsonl"
     return screen, record.events, path
 

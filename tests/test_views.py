@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from narrator.drive import Driver
+from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.core import (
@@ -22,8 +22,6 @@ from narrator.rules.core import (
     Secret,
     Show,
     Step,
-    Timer,
-    Wake,
     shuffled_deal,
 )
 from narrator.rules.onenight import HIGH_INQUISITOR, INQUISITOR, ROLES, SPIRIT, WEREWOLF
@@ -47,7 +45,7 @@ def strings_in(value: object) -> list[str]:
     return []
 
 
-class ViewWatchingTable(Driver):
+class ViewWatchingTable(Headless):
     """A fake table that looks at the game's views after every step it carries out."""
 
     def __init__(self, deal: Deal, answers: Callable[[Prompt], list[str]]) -> None:
@@ -87,31 +85,8 @@ class ViewWatchingTable(Driver):
             assert mine.dealt == self.deal.role_of(seat)
             assert list(mine.shown) == self.expected_shown[seat]
 
-    def say(self, key: str, text: str) -> None:
-        pass
-
-    def wake(self, step: Wake) -> None:
-        pass
-
-    def ask(self, prompt: Prompt) -> Answer:
-        accepted: Answer | None = None
-        for text in self.answers(prompt):
-            answer = self.attempt(prompt, text, answered=accepted is not None)
-            if accepted is None:
-                accepted = answer
-        return accepted if accepted is not None else self.expire(prompt)
-
-    def show(self, step: Show) -> None:
-        pass
-
-    def sleep(self) -> None:
-        pass
-
-    def deal_card(self, step: DealCard) -> None:
-        pass
-
-    def timer(self, step: Timer) -> None:
-        pass
+    def typed(self, prompt: Prompt) -> list[str]:
+        return self.answers(prompt)
 
 
 def play(deal: Deal, answers: Mapping[str, str], **options: Any) -> tuple[Game, ViewWatchingTable]:

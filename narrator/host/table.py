@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -88,8 +88,9 @@ class TableDriver(Driver):
         replay: Sequence[Done] = (),
         record_replay: bool = True,
         kept: Sequence[Done] = (),
+        drawn: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(catalog, record)
+        super().__init__(catalog, record, drawn=drawn)
         self.sound: Sound = sound or Silence()
         self.voice = voice
         self.screen = screen

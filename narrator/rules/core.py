@@ -28,6 +28,7 @@ from narrator.rules.answers import (
     SeatAnswer,
     parse_answer,
 )
+from narrator.rules.chance import Chance
 from narrator.rules.errors import ConfigError, IllegalAction
 from narrator.rules.frozen import quick_init
 
@@ -631,7 +632,7 @@ class Badge:
     seat: Seat | None
 
 
-Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | Badge
+Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | Badge | Chance
 
 
 @quick_init
@@ -675,12 +676,19 @@ class SeatView:
 
 
 class Game:
-    """One game in progress: its script plus the views of its hidden state."""
+    """One game in progress: its script plus the views of its hidden state.
 
-    def __init__(self, variant: str, deal: Deal, script: Script) -> None:
+    ``chance`` is the seeded stream the driver draws the script's :class:`Chance` steps
+    from (None: a script that draws nothing).
+    """
+
+    def __init__(
+        self, variant: str, deal: Deal, script: Script, chance: random.Random | None = None
+    ) -> None:
         self.variant = variant
         self.deal = deal
         self.script = script
+        self.chance = chance
         self.phase = "setup"
         self.eliminated: list[tuple[Seat, str]] = []
         self.revealed: dict[Seat, str] = {}

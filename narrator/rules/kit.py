@@ -69,7 +69,8 @@ class Rules(ABC, Generic[S]):
 
     @abstractmethod
     def script(self, deal: core.Deal, sw: S, rng: random.Random) -> Script:
-        """The whole game as the table lives it; ``rng`` is its only chance."""
+        """The whole game as the table lives it; ``rng`` is its only chance (the driver
+        draws the script's Chance steps from it, see narrator.rules.chance)."""
 
     def composition(self, players: int, switches: Switches) -> core.Composition:
         check_players(self, players)
@@ -80,9 +81,8 @@ class Rules(ABC, Generic[S]):
         core.check_deal(self.name, deal, self.roles, composition.counts, composition.center)
 
     def new_game(self, deal: core.Deal, switches: Switches, rng: random.Random) -> core.Game:
-        return core.Game(
-            self.name, deal, self.script(deal, switches_of(switches, self.switches), rng)
-        )
+        script = self.script(deal, switches_of(switches, self.switches), rng)
+        return core.Game(self.name, deal, script, rng)
 
 
 def override_counts(

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from narrator.drive import NIGHT_LIMIT
 from narrator.rules.answers import Answer, AnswerKind, parse_answer
+from narrator.rules.chance import Chance
 from narrator.rules.core import (
     Ask,
     Badge,
@@ -109,23 +110,53 @@ def accept(prompt: Prompt, text: str, parsed: _Parsed) -> Answer:
     return answer
 
 
+@dataclass
+class _Count:
+    """What :func:`play` counts as a game goes: the living, the nights and days, the causes."""
+
+    alive: list[Seat]
+    living: tuple[Seat, ...]
+    causes: list[str]
+    nights: int = 0
+    days: int = 0
+    last_night: bool = False  # night NIGHT_LIMIT began: the next phase is not played
+
+    def result(self, winner: str | None) -> GameResult:
+        return GameResult(winner, self.nights, self.days, tuple(self.causes))
+
+    def phase(self, phase: str) -> None:
+        period = phase_kind(phase)
+        if period == "night":
+            number = phase_number(phase) or 0
+            self.nights += number > 0
+            self.last_night = number >= NIGHT_LIMIT
+        elif period == "day":
+            self.days += 1
+
+    def eliminated(self, step: Eliminate) -> None:
+        self.causes.append(step.cause)
+        self.alive.remove(step.seat)
+        self.living = tuple(self.alive)
+
+
 def play(game: Game, players: Players, parsed: _Parsed | None = None) -> GameResult:
-    """Play ``game`` to its end (or to the night limit) with ``players`` answering."""
+    """Play ``game`` to its end (or to the night limit) with ``players`` answering.
+
+    The fast path of :class:`~narrator.drive.Headless` (tests/test_one_loop.py plays
+    both and compares them): the same steps met in the same way, with nothing kept.
+    """
     parsed = {} if parsed is None else parsed
     watching = players.watching
     answer = players.answer
-    alive = list(range(1, game.deal.players + 1))
-    living = tuple(alive)
-    causes: list[str] = []
-    nights = days = 0
-    last_night = False
+    seats = list(range(1, game.deal.players + 1))
+    count = _Count(seats, tuple(seats), [])
     send = game.script.send
     reply: Answer | None = None
     while True:
         try:
             step = send(reply)
         except StopIteration as stop:
-            return GameResult(stop.value.winner, nights, days, tuple(causes))
+            return count.result(stop.value.winner)
         reply = None
         # By the step's own class, not a chain of isinstance: no step class has subclasses.
         if type(step) is Say:  # most steps: nothing to do unless somebody listens
@@ -133,35 +164,33 @@ def play(game: Game, players: Players, parsed: _Parsed | None = None) -> GameRes
                 players.said(step)
         elif type(step) is Ask:
             prompt = step.prompt
-            text = answer(prompt, living)
+            text = answer(prompt, count.living)
             reply = prompt.default if text is None else accept(prompt, text, parsed)
             if watching:
                 players.answered(prompt, reply)
         elif type(step) is Timer:
-            reply = _timer(step, players, living, parsed)
+            reply = _timer(step, players, count.living, parsed)
         elif type(step) is Phase:
-            if last_night:
-                return GameResult(None, nights, days, tuple(causes))
-            phase = step.id
-            period = phase_kind(phase)
-            if period == "night":
-                number = phase_number(phase) or 0
-                nights += number > 0
-                last_night = number >= NIGHT_LIMIT
-            elif period == "day":
-                days += 1
+            if count.last_night:
+                return count.result(None)
+            count.phase(step.id)
             if watching:
-                players.phase(phase)
+                players.phase(step.id)
         elif type(step) is Eliminate:
-            causes.append(step.cause)
-            alive.remove(step.seat)
-            living = tuple(alive)
+            count.eliminated(step)
             if watching:
                 players.eliminated(step)
-        elif type(step) not in _STEPS and isinstance(step, _ANSWERED):
-            raise TypeError(f"{type(step).__name__}: a step class's subclass is not a step")
-        elif watching:
-            _tell(step, players)
+        elif type(step) is Chance:
+            reply = drawn(step, game)
+        elif watching or (type(step) not in _STEPS and isinstance(step, _ANSWERED)):
+            tell(step, players)
+
+
+def drawn(chance: Chance, game: Game) -> Answer:
+    """The outcome of ``chance`` drawn from the game's stream, as every driver draws it."""
+    if game.chance is None:
+        raise TypeError(f"{chance.id}: a game made without a stream of chance draws")
+    return chance.read(chance.draw(game.chance))
 
 
 def _timer(
@@ -187,12 +216,14 @@ def _timer(
     return answer
 
 
-_STEPS = frozenset({Say, Ask, Timer, Phase, Eliminate, Show, DealCard, Wake, Badge, Sleep})
-_ANSWERED = (Say, Ask, Timer, Phase, Eliminate)  # the steps :func:`play` itself follows
+_STEPS = frozenset({Say, Ask, Timer, Phase, Eliminate, Show, DealCard, Wake, Badge, Sleep, Chance})
+_ANSWERED = (Say, Ask, Timer, Phase, Eliminate, Chance)  # the steps :func:`play` itself follows
 
 
-def _tell(step: object, players: Players) -> None:
+def tell(step: object, players: Players) -> None:
     """The steps only watching players are told of (the rest need no bookkeeping)."""
+    if type(step) not in _STEPS and isinstance(step, _ANSWERED):
+        raise TypeError(f"{type(step).__name__}: a step class's subclass is not a step")
     if isinstance(step, Show):
         players.shown(step.tag, step.to, step.secret)
     elif isinstance(step, DealCard):

@@ -16,29 +16,13 @@ in the centre or dead, so its lines are in the order either way.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
-from narrator.drive import NIGHT_LIMIT
-from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Ask,
-    Game,
-    Param,
-    Phase,
-    Prompt,
-    Say,
-    Switches,
-    Timer,
-    Wake,
-    phase_kind,
-    phase_number,
-    shuffled_deal,
-)
+from narrator.drive import Headless, Unrecorded
+from narrator.rules.core import Prompt, Switches, shuffled_deal
 from narrator.rules.registry import Variant
-from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import Catalog, load_catalog
 
 GAMES = 3  # games played for the order: the lines of the rarer outcomes come in too
-MOST_STEPS = 20_000  # a script that has not ended by then is not followed further
 
 
 def needed_order(lang: str, variant: Variant, players: int, switches: Switches) -> list[str]:
@@ -55,46 +39,24 @@ def needed_order(lang: str, variant: Variant, players: int, switches: Switches) 
     for index in range(GAMES):
         chance = random.Random(f"narrator.speech-order/{variant.name}/{index}")
         deal = shuffled_deal(variant.composition(players, switches), players, chance)
-        game = variant.new_game(deal, switches, random.Random(index))
-        for text in dict.fromkeys(catalog.text(key, params) for key, params in _said(game, chance)):
+        listener = Listener(catalog, chance)
+        listener.run(variant.new_game(deal, switches, random.Random(index)))
+        for text in dict.fromkeys(listener.lines):
             said[text] = said.get(text, 0) + 1
     rendered = set(lines_to_render(lang, variant.name))
     return [text for text, games in said.items() if text in rendered or games == GAMES]
 
 
-def _answer(prompt: Prompt, chance: random.Random) -> Answer:
-    if not prompt.options:
-        return prompt.default
-    return prompt.accept(chance.choice(prompt.options))
+class Listener(Headless):
+    """Every line the table would hear in a game answered at random, in order."""
 
+    def __init__(self, catalog: Catalog, chance: random.Random) -> None:
+        super().__init__(catalog, Unrecorded())
+        self.rng = chance
+        self.lines: list[str] = []
 
-def _said(game: Game, chance: random.Random) -> Iterator[tuple[str, dict[str, Param]]]:
-    """Every line the table would hear in ``game``, answered at random, in order."""
-    reply: Answer | None = None
-    for _ in range(MOST_STEPS):
-        try:
-            step = game.script.send(reply)
-        except StopIteration:
-            return
-        reply = None
-        if isinstance(step, Say):
-            yield step.key, dict(step.params)
-        elif isinstance(step, Wake):
-            for cue in step.cues:
-                yield cue.key, dict(cue.params)
-        elif isinstance(step, Ask):
-            reply = _answer(step.prompt, chance)
-        elif isinstance(step, Timer):
-            if step.prompt is not None:
-                reply = _answer(step.prompt, chance)
-                if step.confirm is not None and reply != step.prompt.default:
-                    yield step.confirm, {"seat": str(reply)}
-            for at, key in sorted(step.warnings, reverse=True):
-                if step.seconds > at:
-                    yield key, {}
-            if step.expired is not None:
-                yield step.expired, {}
-        elif isinstance(step, Phase):
-            number = phase_number(step.id)
-            if phase_kind(step.id) == "night" and number is not None and number > NIGHT_LIMIT:
-                return
+    def typed(self, prompt: Prompt) -> list[str]:
+        return [self.rng.choice(prompt.options)] if prompt.options else []
+
+    def say(self, key: str, text: str) -> None:
+        self.lines.append(text)

@@ -93,7 +93,7 @@ from narrator.rules.kit import Rules, around
 
 def game_script(deal: Deal, sw: AllianceSwitches, rng: random.Random) -> Script:
     """The deal, then night and day until a side wins."""
-    table = Table(deal.seats, sw, rng)
+    table = Table(deal.seats, sw)
     yield from kit.deal_cards(table.roles)
     night = 1
     while True:

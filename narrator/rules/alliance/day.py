@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from narrator.rules.alliance.deaths import announce_night, fall, settle
-from narrator.rules.alliance.election import ballot, election
+from narrator.rules.alliance.election import ballot, drawn, election
 from narrator.rules.alliance.prompts import explode_now, order_prompt, white_wolf_prompt
 from narrator.rules.alliance.resolution import exile_tally, leaders, speaking_order, top_of
-from narrator.rules.alliance.roles import DOWN, EXILED, EXPLODED, OVER, POSTPONED, UP, WOLVES
+from narrator.rules.alliance.roles import EXILED, EXPLODED, OVER, POSTPONED, UP, WOLVES
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer
 from narrator.rules.core import Ask, Flow, Outcome, Phase, Say, Tag, Timer
@@ -89,12 +89,10 @@ def speeches(table: Table, day: int) -> Flow[ExplodeAnswer | None]:
         )
         order = speaking_order(anchor, step, living, table.players, sheriff)
     elif dead:
-        anchor = table.rng.choice(dead)
-        step = table.rng.choice((UP, DOWN))
+        anchor, step = yield from drawn(f"d{day}.order_drawn", dead, table.players)
         order = speaking_order(anchor, step, living, table.players, None)
     else:
-        anchor = table.rng.choice(living)
-        step = table.rng.choice((UP, DOWN))
+        anchor, step = yield from drawn(f"d{day}.order_drawn", living, table.players)
         order = speaking_order(anchor, step, living, table.players, None, anchor_speaks_first=True)
     yield Say("alliance.order_up" if step == UP else "alliance.order_down", {"seat": order[0]})
     explode = Tag(f"d{day}", "speeches.explode")

@@ -17,9 +17,10 @@ from narrator.rules.alliance.prompts import (
     withdraw_prompt,
 )
 from narrator.rules.alliance.resolution import top_of
-from narrator.rules.alliance.roles import DOWN, OVER, UP
+from narrator.rules.alliance.roles import OVER
 from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.chance import drawn_order
 from narrator.rules.core import Ask, Badge, Flow, Say, Seat, Tag, Timer
 from narrator.rules.kit import around
 
@@ -41,7 +42,7 @@ def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAn
         yield from elect(table, candidates[0])
         return None
     yield Say("alliance.candidates", {"seats": tuple(candidates)})
-    order = candidate_order(candidates, table)
+    order = yield from candidate_order(candidates, table, f"d{day}.election.order_drawn")
     yield Say("alliance.candidate_order", {"seats": order})
     boom = yield from campaign(table, day, order, "candidate", "election", pending)
     if boom is not None:
@@ -67,7 +68,7 @@ def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAn
     top = top_of(tally)
     if len(top) > 1:
         yield Say("alliance.election_tie", {"seats": top})
-        again = candidate_order(top, table)
+        again = yield from candidate_order(top, table, f"d{day}.election_again.order_drawn")
         boom = yield from campaign(table, day, again, "candidate_again", "election_again", pending)
         if boom is not None:
             return boom
@@ -81,11 +82,20 @@ def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAn
     return None
 
 
-def candidate_order(candidates: Sequence[Seat], table: Table) -> tuple[Seat, ...]:
+def candidate_order(
+    candidates: Sequence[Seat], table: Table, chance_id: str
+) -> Flow[tuple[Seat, ...]]:
     """A random first candidate and a random direction round the table (4.6-3)."""
-    start = table.rng.choice(sorted(candidates))
-    step = table.rng.choice((UP, DOWN))
+    start, step = yield from drawn(chance_id, sorted(candidates), table.players)
     return around(start, step, candidates, table.players)
+
+
+def drawn(chance_id: str, anchors: Sequence[Seat], players: int) -> Flow[tuple[Seat, int]]:
+    """A seat of ``anchors`` and a direction round the table, left to chance."""
+    answer = yield drawn_order(chance_id, anchors, players)
+    if not isinstance(answer, OrderAnswer):
+        raise TypeError(f"{chance_id}: the driver gave {answer!r}, not an order")
+    return answer.anchor, answer.step
 
 
 def campaign(

@@ -19,6 +19,7 @@ from narrator.rules.alliance.resolution import night_deaths
 from narrator.rules.alliance.roles import CUPID, GUARD, HUNTER, SEER, WEREWOLF, WITCH
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import Answer, SeatAnswer, SeatsAnswer, YesNo
+from narrator.rules.chance import drawn_seats
 from narrator.rules.core import (
     NO_SEAT,
     Ask,
@@ -56,7 +57,10 @@ def night_of(table: Table, night: int) -> Flow[list[Death]]:
 def cupid_call(table: Table) -> Flow[None]:
     """Cupid binds two lovers (a pair drawn at random if he does not), who then meet."""
     sw = table.sw
-    default = sorted(table.rng.sample(range(1, table.players + 1), 2))
+    drawn = yield drawn_seats("n1.lovers_drawn", range(1, table.players + 1), 2, table.players)
+    if not isinstance(drawn, SeatsAnswer):
+        raise TypeError(f"n1.lovers_drawn: the driver gave {drawn!r}, not two seats")
+    default = sorted(s for s in drawn.seats if s is not None)
     awake = table.living_with(CUPID)
     pair = yield from window(
         "alliance.cupid_wake",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 
 from narrator.rules import kit
@@ -25,7 +24,6 @@ class Death:
 class Table(kit.Table[AllianceSwitches]):
     """The hidden and public state of one game."""
 
-    rng: random.Random
     lovers: tuple[Seat, Seat] | None = None
     sheriff: Seat | None = None
     election: str = DUE

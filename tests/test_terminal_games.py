@@ -592,6 +592,20 @@ def play(table: Table, policy: Policy, players: int) -> Screen:
 SECRET_LINE = re.compile(r"^(?:Ночь|Night) \d+: .+? — (.+)$")
 
 
+SEAT_TOKEN = re.compile(
+    re.escape(t("screen.secret_seat_token", seat=0, verdict="\x00"))
+    .replace("0", r"\d+", 1)
+    .replace("\x00", "(.+)")
+)
+
+
+def verdict_of(box: str) -> str:
+    """A check's box names the seat looked at («Игрок номер 8: Мафия»); the end screen
+    tells the seat apart, so what is compared is the verdict."""
+    match = SEAT_TOKEN.fullmatch(box)
+    return match.group(1) if match is not None else box
+
+
 def night_secrets(end_lines: Sequence[str]) -> set[str]:
     """The texts shown in night windows, as the end screen tells each night in words."""
     return {m.group(1) for line in end_lines if (m := SECRET_LINE.match(line.strip()))}
@@ -691,7 +705,7 @@ def check_secrets_stay_inside(table: Table, end_lines: Sequence[str]) -> None:
         if screen.box is not None:
             if not inside:
                 found.add(f"the secret {screen.box!r} beside the line {screen.narrator!r}")
-            if not screen.box.startswith(card) and screen.box not in secrets:
+            if not screen.box.startswith(card) and verdict_of(screen.box) not in secrets:
                 found.add(f"an unexpected secret {screen.box!r}")
         outside = screen.outside_box()
         if card in "\n".join(outside):

@@ -348,28 +348,15 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
             protect(table, night, awake, living),
         )
 
-    awake = table.called(HUNTER, sw.call_dead_roles)
-    if awake is not None:
-        tag = Tag(phase, "hunter")
-        yield from window(
-            "halloween.hunter_wake",
-            Wake(
-                tag,
-                sw.window(HUNTER),
-                awake,
-                decoy=decoy(
-                    hunter_prompt(night, NO_SEAT, living, players),
-                    shows=(Secret.token("no"), Secret.token("yes")),
-                ),
-            ),
-            "halloween.hunter_sleep",
-            kit.checks(
-                tag,
-                awake,
-                lambda hunter: hunter_prompt(night, hunter, living, players),
-                lambda seat: Secret.token("yes" if table.role(seat) == VAMPIRE else "no"),
-            ),
-        )
+    yield from kit.check_call(
+        ("halloween.hunter_wake", "halloween.hunter_sleep"),
+        Tag(phase, "hunter"),
+        sw.window(HUNTER),
+        table.called(HUNTER, sw.call_dead_roles),
+        prompt=lambda hunter: hunter_prompt(night, hunter, living, players),
+        verdict=lambda seat: "yes" if table.role(seat) == VAMPIRE else "no",
+        verdicts=("no", "yes"),
+    )
     return attack, protected
 
 

@@ -277,6 +277,28 @@ def checks(
     return None
 
 
+def check_call(
+    lines: tuple[str, str],
+    tag: core.Tag,
+    seconds: float,
+    awake: tuple[Seat, ...] | None,
+    *,
+    prompt: Callable[[Seat], Prompt],
+    verdict: Callable[[Seat], str],
+    verdicts: Iterable[str],
+) -> Flow[None]:
+    """A checking role's window (lines: its wake and sleep lines): each awake checker
+    names a seat and alone sees its ``verdict``. With nobody awake, the decoy asks the
+    same of nobody and shows one of ``verdicts``; with ``awake`` None, no call at all."""
+    if awake is None:
+        return None
+    shows = tuple(core.Secret.token(each) for each in verdicts)
+    step = core.Wake(tag, seconds, awake, decoy=core.decoy(prompt(core.NO_SEAT), shows=shows))
+    body = checks(tag, awake, prompt, lambda seat: core.Secret.token(verdict(seat)))
+    yield from window(lines[0], step, lines[1], body)
+    return None
+
+
 def deal_cards(
     cards: Sequence[str],
     call: str = "deal.call",

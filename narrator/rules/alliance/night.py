@@ -221,30 +221,15 @@ def brew(
 
 
 def seer_call(table: Table, night: int) -> Flow[None]:
-    sw = table.sw
-    awake = table.called(SEER, sw.call_dead_roles)
-    if awake is None:
-        return None
-    tag = Tag(f"n{night}", "seer")
-    living = tuple(table.alive)
-    yield from window(
-        "alliance.seer_wake",
-        Wake(
-            tag,
-            sw.window(sw.seer_s),
-            awake,
-            decoy=decoy(
-                seer_prompt(night, NO_SEAT, living, table.players),
-                shows=(Secret.token("good"), Secret.token("werewolf")),
-            ),
-        ),
-        "alliance.seer_sleep",
-        kit.checks(
-            tag,
-            awake,
-            lambda seer: seer_prompt(night, seer, living, table.players),
-            lambda seat: Secret.token("werewolf" if table.role(seat) == WEREWOLF else "good"),
-        ),
+    sw, living = table.sw, tuple(table.alive)
+    yield from kit.check_call(
+        ("alliance.seer_wake", "alliance.seer_sleep"),
+        Tag(f"n{night}", "seer"),
+        sw.window(sw.seer_s),
+        table.called(SEER, sw.call_dead_roles),
+        prompt=lambda seer: seer_prompt(night, seer, living, table.players),
+        verdict=lambda seat: "werewolf" if table.role(seat) == WEREWOLF else "good",
+        verdicts=("good", "werewolf"),
     )
     return None
 

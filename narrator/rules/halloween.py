@@ -333,20 +333,14 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
         vampires_agree(night, vampires, living, players),
     )
 
-    protected: Seat | None = None
-    awake = table.called(WITCH, sw.call_dead_roles)
-    if awake is not None:
-        protected = yield from window(
-            "halloween.witch_wake",
-            Wake(
-                Tag(phase, "witch"),
-                sw.window(WITCH),
-                awake,
-                decoy=decoy(witch_prompt(night, NO_SEAT, living, None, players, sw.witch_may_skip)),
-            ),
-            "halloween.witch_sleep",
-            protect(table, night, awake, living),
-        )
+    protected = yield from kit.role_call(
+        ("halloween.witch_wake", "halloween.witch_sleep"),
+        Tag(phase, "witch"),
+        sw.window(WITCH),
+        table.called(WITCH, sw.call_dead_roles),
+        lambda awake: protect(table, night, awake, living),
+        decoy(witch_prompt(night, NO_SEAT, living, None, players, sw.witch_may_skip)),
+    )
 
     yield from kit.check_call(
         ("halloween.hunter_wake", "halloween.hunter_sleep"),

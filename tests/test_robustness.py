@@ -11,7 +11,6 @@ The fuzz and render scripts run here in small.
 from __future__ import annotations
 
 import errno
-import importlib.util
 import io
 import json
 import math
@@ -21,7 +20,6 @@ import subprocess
 import sys
 import termios
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -41,21 +39,13 @@ from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import OfflineOutput, VirtualClock
 from narrator.voice import engines
 from narrator.voice.tts import choose_voice
+from tests.support import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 120  # a generous hang detector, never a speed target
 RUN_CLI = (
     "sys.argv = ['narrator', *sys.argv[1:]]; runpy.run_module('narrator.cli', run_name='__main__')"
 )
-
-
-def load_script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 class SilentSpeech:

@@ -72,6 +72,7 @@ from narrator.rules.errors import BadAnswerText, ConfigError, NotNow
 from narrator.rules.registry import check_players, get_variant, make_switches
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
 from tests.harness import rejected
+from tests.support import switches_maker
 
 VARIANT = get_variant("alliance")
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -82,10 +83,7 @@ WITH_CUPID = (*BASE[:11], C)
 ALL = tuple(range(1, 13))
 
 
-def switches(**options: Any) -> AllianceSwitches:
-    sw = make_switches(VARIANT, options)
-    assert isinstance(sw, AllianceSwitches)
-    return sw
+switches = switches_maker(VARIANT, AllianceSwitches)
 
 
 def without(*seats: int) -> tuple[int, ...]:

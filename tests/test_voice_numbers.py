@@ -8,27 +8,27 @@ from narrator.rules.errors import ConfigError
 from narrator.voice.catalog import load_catalog, placeholders
 from narrator.voice.numbers import english, russian, spoken
 
+RUSSIAN_LINES = [
+    ("Игрок номер 5, возьмите карту.", "Игрок номер пять, возьмите карту."),
+    ("10 принято", "десять принято"),
+    ("1, 3", "один, три"),
+    ("Игроки номер 1, 3, 12.", "Игроки номер один, три, двенадцать."),
+    ("места 13 нет: за столом места 1–10", "места тринадцать нет: за столом места один–десять"),
+    ("7…", "семь…"),
+    ("Игроков: 0.", "Игроков: ноль."),
+    ("осталось 100 с", "осталось сто с"),
+]
+ENGLISH_LINES = [
+    ("Player number 5 goes to the stake.", "Player number five goes to the stake."),
+    ("Players number 1, 3, 12.", "Players number one, three, twelve."),
+    ("10 accepted", "ten accepted"),
+    ("Cards in the centre: 3.", "Cards in the centre: three."),
+]
+
 
 @pytest.mark.parametrize(
     ("lang", "text", "words"),
-    [
-        ("ru", "Игрок номер 5, возьмите карту.", "Игрок номер пять, возьмите карту."),
-        ("ru", "10 принято", "десять принято"),
-        ("ru", "1, 3", "один, три"),
-        ("ru", "Игроки номер 1, 3, 12.", "Игроки номер один, три, двенадцать."),
-        (
-            "ru",
-            "места 13 нет: за столом места 1–10",
-            "места тринадцать нет: за столом места один–десять",
-        ),
-        ("ru", "7…", "семь…"),
-        ("ru", "Игроков: 0.", "Игроков: ноль."),
-        ("ru", "осталось 100 с", "осталось сто с"),
-        ("en", "Player number 5 goes to the stake.", "Player number five goes to the stake."),
-        ("en", "Players number 1, 3, 12.", "Players number one, three, twelve."),
-        ("en", "10 accepted", "ten accepted"),
-        ("en", "Cards in the centre: 3.", "Cards in the centre: three."),
-    ],
+    [("ru", *line) for line in RUSSIAN_LINES] + [("en", *line) for line in ENGLISH_LINES],
 )
 def test_the_numbers_of_a_line_are_said_in_words(lang: str, text: str, words: str) -> None:
     assert spoken(text, lang) == words

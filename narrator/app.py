@@ -233,7 +233,9 @@ def speech_source(
     pack that cannot be used gives the default voice: the line to say about it (a
     ``notice.*`` key) is added to ``fallbacks``, the reason goes to the log.
     """
-    from narrator.voice.tts import SpeechCache, is_named, lines_to_render
+    from narrator.voice.game_lines import lines_to_render
+    from narrator.voice.tts import SpeechCache
+    from narrator.voice.voices import is_named
 
     voice = None if settings.voice in {None, "auto"} else settings.voice
     cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)

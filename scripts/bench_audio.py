@@ -54,7 +54,8 @@ def mixer_cpu_percent(seconds: float = 60.0) -> float:
 
 
 def cold_render(lang: str, variant: str) -> tuple[float, int]:
-    from narrator.voice.tts import SpeechCache, lines_to_render
+    from narrator.voice.game_lines import lines_to_render
+    from narrator.voice.tts import SpeechCache
 
     lines = lines_to_render(lang, variant)
     with tempfile.TemporaryDirectory() as folder:
@@ -96,7 +97,8 @@ def realtime(minutes: float, lang: str, variant: str) -> tuple[float, float, flo
     from narrator.host.audio import AudioVoice, PackOrTTS
     from narrator.host.terminal import RealClock
     from narrator.sound.output import DeviceOutput
-    from narrator.voice.tts import SpeechCache, lines_to_render
+    from narrator.voice.game_lines import lines_to_render
+    from narrator.voice.tts import SpeechCache
     from tests.pulse import pulse_server
 
     catalog = load_catalog(lang)

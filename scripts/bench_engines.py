@@ -4,7 +4,7 @@
 Per voice, in a fresh process each (so memory and start-up are its own), straight
 through the engine port (``narrator.voice.engines``), no cache:
 
-- first line: the time to the first file, start-up included (Festival's process
+- first line: the time to the first clip, start-up included (Festival's process
   and voice, hibari's model, pyttsx3's driver);
 - RTF: render time / seconds of audio over a sample of one game's lines;
 - memory: peak resident size of the Python process and of a festival process;
@@ -27,7 +27,6 @@ import re
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -53,46 +52,39 @@ def _peak_kb(pid: int) -> int:
 
 def one(key: str, lines: int) -> dict[str, object]:
     """Measure one voice in this process."""
-    import soundfile
-
-    from narrator.sound.clip import Clip
     from narrator.sound.loudness import trimmed
-    from narrator.voice import engines
+    from narrator.voice.game_lines import lines_to_render
     from narrator.voice.numbers import spoken
     from narrator.voice.pronounce import pronunciation
-    from narrator.voice.tts import choose_voice, lines_to_render
+    from narrator.voice.voices import choose_voice, close_all, engine_for
 
     lang = VOICES.get(key) or key.rsplit("/", 1)[-1][:2]
     voice = choose_voice(lang, key)
-    engine = engines.engine_for(voice)
+    engine = engine_for(voice)
     every = lines_to_render(lang, "onenight")
     sample = random.Random(7).sample(every, min(lines, len(every)))
     texts = [pronunciation(lang).apply(spoken(t, lang).strip(), engine.name) for t in sample]
     result: dict[str, object] = {"voice": voice.key, "lang": lang, "lines": len(texts)}
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"line{engine.extension}"
-        started = time.perf_counter()
-        engine.render(texts[0], path, voice, 170)
-        result["first_line_s"] = time.perf_counter() - started
-        for rate in RATES:
-            words = audio = speech = spent = 0.0
-            for text in texts:
-                started = time.perf_counter()
-                engine.render(text, path, voice, rate)
-                spent += time.perf_counter() - started
-                samples, hz = soundfile.read(str(path), dtype="float32", always_2d=True)
-                clip = Clip(samples, int(hz))
-                audio += clip.seconds
-                speech += trimmed(clip).seconds
-                words += len(re.findall(r"\w+", text.replace("+", "")))
-            result[f"wpm_at_{rate}"] = words / speech * 60
-            if rate == 170:
-                result["rtf"] = spent / audio
+    started = time.perf_counter()
+    engine.synthesize(texts[0], voice, 170)
+    result["first_line_s"] = time.perf_counter() - started
+    for rate in RATES:
+        words = audio = speech = spent = 0.0
+        for text in texts:
+            started = time.perf_counter()
+            clip = engine.synthesize(text, voice, rate)
+            spent += time.perf_counter() - started
+            audio += clip.seconds
+            speech += trimmed(clip).seconds
+            words += len(re.findall(r"\w+", text.replace("+", "")))
+        result[f"wpm_at_{rate}"] = words / speech * 60
+        if rate == 170:
+            result["rtf"] = spent / audio
     result["python_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     process = getattr(engine, "_process", None)
     if process is not None:
         result["festival_peak_mb"] = _peak_kb(process.popen.pid) / 1024
-    engines.close_all()
+    close_all()
     return result
 
 

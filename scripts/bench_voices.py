@@ -190,8 +190,7 @@ def default_voice(lang: str) -> str:
 
 
 def installed(voice: str, lang: str) -> bool:
-    from narrator.voice.engines import is_named
-    from narrator.voice.tts import list_voices
+    from narrator.voice.voices import is_named, list_voices
 
     return any(is_named(v, voice) and v.lang == lang for v in list_voices())
 
@@ -342,7 +341,8 @@ class PeakMemory:
 
 def worker(mode: str, lang: str, voice: str, game: str, folder: Path) -> dict[str, Any]:
     """One cost measurement in this (fresh) process; the figures as a dict."""
-    from narrator.voice.tts import SpeechCache, lines_to_render
+    from narrator.voice.game_lines import lines_to_render
+    from narrator.voice.tts import SpeechCache
 
     texts = lines_to_render(lang, game)
     start = time.perf_counter()

@@ -32,8 +32,9 @@ from narrator.estimate import TimedLines, chars_per_s
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, known_names, make_switches
 from narrator.voice.catalog import load_catalog
+from narrator.voice.game_lines import lines_to_render
 from narrator.voice.numbers import spoken
-from narrator.voice.tts import DEFAULT_RATE, SpeechCache, lines_to_render
+from narrator.voice.tts import DEFAULT_RATE, SpeechCache
 
 
 def sample(lang: str, per_game: int, seed: int) -> list[str]:

@@ -42,9 +42,9 @@ from pathlib import Path
 from narrator.rules.core import RoleName
 from narrator.rules.registry import get_variant, known_names
 from narrator.voice.catalog import load_catalog, placeholders
+from narrator.voice.game_lines import lines_to_render, spoken_keys
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import STRESS, Pronunciation, pronunciation
-from narrator.voice.tts import lines_to_render, spoken_keys
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "stress" / "ru.txt"
 VOICE = "voice_msu_ru_nsh_clunits"

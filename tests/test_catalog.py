@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -28,6 +30,8 @@ from narrator.rules.errors import NarratorError
 from narrator.rules.onenight import INQUISITION, NOBODY_WINS, ROLES, WEREWOLVES
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
+
+ROOT = Path(__file__).resolve().parent.parent
 
 RU = load_catalog("ru")
 EN = load_catalog("en")
@@ -278,3 +282,35 @@ def test_the_seed_lines_are_all_the_src_v_lines_of_rules_md() -> None:
     section = text[start : text.index("### 1.8 ", start)]
     verbatim = set(re.findall(r"\[SRC-V\] «([^»]+)»", section))
     assert verbatim == set(SEED_LINES.values())
+
+
+# --- languages of the product, and the tests' own Korean words --------------------------------
+
+
+def test_the_product_speaks_only_its_table_languages() -> None:
+    """Korean words exist for the tests' Vosk model only: they live in the tests, beside the
+    toy game, and a narrator without the tests' games knows no Korean."""
+    from importlib import resources
+
+    product = resources.files("narrator.voice").joinpath("lines")
+    assert sorted(p.name for p in product.iterdir() if p.is_dir()) == sorted(LANGUAGES)
+    assert (ROOT / "tests" / "lines" / "ko" / "words.toml").is_file()
+    code = (
+        "from narrator.rules.errors import ConfigError\n"
+        "from narrator.voice.catalog import load_words\n"
+        "try:\n"
+        "    load_words('ko')\n"
+        "except ConfigError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.stdout.strip() == "no spoken words for language 'ko'; languages: ru, en"
+
+
+def test_the_tests_load_their_korean_words_from_the_tests() -> None:
+    from narrator.voice.catalog import load_words
+
+    words = load_words("ko")
+    assert words["words.number.8"] == "여덟" and words["words.yes"] == "네"

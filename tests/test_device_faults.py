@@ -47,7 +47,7 @@ from narrator.host.terminal import RealClock
 from narrator.listen.keys import VoiceKeys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
-from narrator.listen.vosk_asr import ModelLoader
+from narrator.listen.vosk_asr import VoskLoader as ModelLoader
 from narrator.listen.words import lexicon_for
 from narrator.ports import INTERRUPT, Attempt, Clock, Live
 from narrator.rules.core import Prompt, PublicView

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import pytest
 
+from narrator.listen.engine import RATE, ModelLoader
 from narrator.listen.keys import VoiceKeys, open_voice_keys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource, Microphone, read_wav, resample, to_pcm
 from narrator.listen.models import KNOWN, default_models_dir, find_model
-from narrator.listen.vosk_asr import RATE, ModelLoader, SpeechModel, model_problem
+from narrator.listen.vosk_asr import SpeechModel, model_problem
 from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.core import Prompt, Tag
@@ -131,7 +132,7 @@ def test_the_grammar_reaches_vosk_unescaped(korean: SpeechModel) -> None:
 
 
 def recognise(model: SpeechModel, pcm: bytes, phrases: tuple[str, ...]) -> str | None:
-    from narrator.listen.vosk_asr import Endpointer
+    from narrator.listen.engine import Endpointer
 
     recogniser = model.recogniser(model.usable(phrases, KOREAN))
     endpointer = Endpointer()

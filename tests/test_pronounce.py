@@ -18,10 +18,10 @@ import pytest
 
 from narrator.voice import pronounce
 from narrator.voice.catalog import load_catalog
+from narrator.voice.game_lines import spoken_keys
 from narrator.voice.number_forms import NumberForm, read_russian_number, russian_number
 from narrator.voice.numbers import LARGEST, russian, spoken
 from narrator.voice.pronounce import Pronunciation, bundled_text, pronunciation
-from narrator.voice.tts import spoken_keys
 from tests.support import load_script
 from tests.test_catalog import SEED_LINES
 

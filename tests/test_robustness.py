@@ -36,8 +36,8 @@ from narrator.rules.registry import known_names
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import OfflineOutput, VirtualClock
-from narrator.voice import engines
-from narrator.voice.tts import choose_voice
+from narrator.voice import voices as engines
+from narrator.voice.voices import choose_voice
 from tests.support import load_script, run_python
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import GAMES, Variant, get_variant, known_names, make_switches
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog
-from narrator.voice.tts import spoken_keys
+from narrator.voice.game_lines import spoken_keys
 
 NAME_MOST = 32  # characters of a switch's label or a choice's label
 LINE_MOST = 90  # characters of a hint or a role line

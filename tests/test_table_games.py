@@ -43,7 +43,8 @@ from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
 from narrator.sound.output import DeviceOutput, OfflineOutput
 from narrator.voice.catalog import load_catalog
-from narrator.voice.tts import SpeechCache, lines_to_render
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.tts import SpeechCache
 from tests.lockstep import Lockstep
 from tests.test_tui import check_secrets_stay_inside, screen_rows
 

@@ -32,68 +32,41 @@ from narrator.host.terminal import RealClock
 from narrator.ports import UNDO
 from narrator.record import GameRecord
 from narrator.rules.core import Prompt
-from narrator.voice import engines
+from narrator.voice import voices
 from narrator.voice.catalog import load_catalog
-from narrator.voice.engines import Engine, VoiceInfo
+from narrator.voice.engines import Engine
+from narrator.voice.game_lines import lines_to_render
 from narrator.voice.order import needed_order
-from narrator.voice.tts import SpeechCache, lines_to_render
+from narrator.voice.tts import SpeechCache
 from tests.harness import FakeClock, RecordingScreen
 from tests.test_resume import PolicyKeys, setup
+from tests.watched_engine import WatchedEngine, install
 
 ROOT = Path(__file__).resolve().parent.parent
 VOICE = "espeak:zle/ru"
 AHEAD = "speech-ahead"  # the background thread's name (SpeechCache.render_ahead)
 
 
-class GatedEngine:
-    """The real espeak-ng, unchanged; what it renders written down; the background thread
-    held at the start of a render while ``gate`` is closed."""
+class GatedEngine(WatchedEngine):
+    """The real espeak-ng, watched; the background thread held at the start of a render
+    while ``gate`` is closed."""
 
     def __init__(self, real: Engine) -> None:
-        self.real = real
-        self.rendered: list[str] = []
+        super().__init__(real)
         self.gate = threading.Event()
         self.gate.set()
         self.held = threading.Event()  # the background thread waits at the gate
 
-    @property
-    def name(self) -> str:
-        return self.real.name
-
-    @property
-    def extension(self) -> str:
-        return self.real.extension
-
-    @property
-    def version(self) -> str:
-        return self.real.version
-
-    @property
-    def renders(self) -> int:
-        return self.real.renders
-
-    def voices(self) -> list[VoiceInfo]:
-        return self.real.voices()
-
-    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
+    def before(self, text: str) -> None:
         if threading.current_thread().name == AHEAD and not self.gate.is_set():
             self.held.set()
             assert self.gate.wait(120), "the test never let the background go"
-        self.rendered.append(text)
-        self.real.render(text, path, voice, rate)
-
-    def close(self) -> None:
-        self.real.close()
 
 
 @pytest.fixture
 def espeak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> GatedEngine:
     """espeak-ng, written down, rendering into an empty speech cache of this test."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    gated = GatedEngine(engines.engine("espeak"))
-    monkeypatch.setitem(engines._shared, "espeak", gated)
-    assert engines.engine("espeak") is gated
-    return gated
+    return install(monkeypatch, tmp_path, GatedEngine(voices.engine("espeak")))
 
 
 def settings(game: str = "onenight", players: int = 5, seed: int = 1) -> TableSettings:
@@ -135,15 +108,15 @@ def test_the_game_starts_with_its_first_line_and_the_rest_renders_behind(
     spoken = speaking(table, prepared, RecordingScreen(), RealClock(), progress=None)
     try:
         cache = cache_of(spoken)
-        assert espeak.rendered == [cache.engine_text(first)]  # one line before the game
+        assert espeak.said == [cache.engine_text(first)]  # one line before the game
         assert cache.rendering_ahead and espeak.held.wait(60)
         assert spoken.voice.speech.clip("onenight.intro", first).seconds > 1  # type: ignore[attr-defined]
-        assert espeak.rendered == [cache.engine_text(first)]  # said from the cache
+        assert espeak.said == [cache.engine_text(first)]  # said from the cache
         espeak.gate.set()
         assert cache.wait_ahead(300)
-        assert espeak.rendered == wanted_order(table, prepared)
+        assert espeak.said == wanted_order(table, prepared)
         deal = catalog.text("deal.start")
-        assert espeak.rendered.index(cache.engine_text(deal)) == 1  # the deal's line next
+        assert espeak.said.index(cache.engine_text(deal)) == 1  # the deal's line next
     finally:
         espeak.gate.set()
         stopped(spoken)
@@ -169,7 +142,7 @@ def test_a_line_the_game_is_about_to_say_goes_before_the_rest(espeak: GatedEngin
     helper.join(60)
     assert cache.wait_ahead(120)
     said = [cache.engine_text(text) for text in lines]
-    assert espeak.rendered == [said[0], said[-1], *said[1:-1]]
+    assert espeak.said == [said[0], said[-1], *said[1:-1]]
 
 
 def test_the_order_lines_are_rendered_in_does_not_depend_on_the_deal(
@@ -184,7 +157,7 @@ def test_the_order_lines_are_rendered_in_does_not_depend_on_the_deal(
     centres = []
     for seed in (3, 1):
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / f"cache-{seed}"))
-        espeak.rendered.clear()
+        espeak.said.clear()
         table = settings(players=3, seed=seed)
         prepared = prepare(table)
         centres.append("high_inquisitor" in prepared.deal.center)
@@ -193,7 +166,7 @@ def test_the_order_lines_are_rendered_in_does_not_depend_on_the_deal(
             assert cache_of(spoken).wait_ahead(300)
         finally:
             stopped(spoken)
-        orders.append(list(espeak.rendered))
+        orders.append(list(espeak.said))
     assert centres == [True, False]  # the deals differ where it matters
     assert orders[0] == orders[1] and len(orders[0]) == len(lines_to_render("ru", "onenight"))
 
@@ -211,13 +184,13 @@ def test_run_sh_renders_the_default_game_so_its_first_game_renders_nothing(
     assert args[args.index("--lang") + 1] == TableSettings(game="onenight").lang
     assert cli_main([*args, "--voice", VOICE]) == 0  # here in espeak-ng, to be quick
     capsys.readouterr()
-    espeak.rendered.clear()
+    espeak.said.clear()
     table = TableSettings(game="onenight", lang="ru", voice=VOICE)
     prepared = prepare(table)
     spoken = speaking(table, prepared, RecordingScreen(), RealClock(), progress=None)
     try:
         assert not cache_of(spoken).rendering_ahead
-        assert espeak.rendered == []
+        assert espeak.said == []
     finally:
         stopped(spoken)
 
@@ -250,10 +223,10 @@ def test_an_undo_renders_nothing_with_the_lines_rendered_ahead(espeak: GatedEngi
             return
         seen["asked"] = seen.get("asked", 0) + 1
         if seen["asked"] == 3:
-            seen["before"] = len(espeak.rendered)
+            seen["before"] = len(espeak.said)
             keys.queue = deque([UNDO, "1"])
         elif "before" in seen and "after" not in seen:
-            seen["after"] = len(espeak.rendered)
+            seen["after"] = len(espeak.said)
 
     keys.expect = expect  # type: ignore[method-assign]
     table = TableSettings(game=game, players=players, answer_s=5)
@@ -262,4 +235,4 @@ def test_an_undo_renders_nothing_with_the_lines_rendered_ahead(espeak: GatedEngi
     record = GameRecord()
     RewindingTable(table, prepared, record, RecordingScreen(), ports).play()
     assert any(event["event"] == "undo" for event in record.events)
-    assert seen["after"] == seen["before"], espeak.rendered[seen["before"] : seen["after"]]
+    assert seen["after"] == seen["before"], espeak.said[seen["before"] : seen["after"]]

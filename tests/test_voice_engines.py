@@ -7,6 +7,7 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +16,15 @@ import pytest
 from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import engines
+from narrator.voice import engines, voices
+from narrator.voice.audio_file import read_clip
 from narrator.voice.commands import voices_command
-from narrator.voice.engines import VoiceInfo, VoiceRequest, is_named
+from narrator.voice.engines import EngineInfo, VoiceInfo
 from narrator.voice.engines.festival import FestivalEngine, prepared, scheme_string
+from narrator.voice.engines.system import voice_info
 from narrator.voice.engines.tempo import at_speed
-from narrator.voice.tts import SpeechCache, choose_voice, list_voices, voice_info
+from narrator.voice.tts import SpeechCache
+from narrator.voice.voices import VoiceRequest, choose_voice, is_named, list_voices
 
 ROOT = Path(__file__).resolve().parent.parent
 RU_LINE = "Игрок номер 5, откройте глаза и посмотрите свою карту."
@@ -29,13 +33,6 @@ RU_HOSTILE = 'Он сказал: "(да)" и \\ ушёл — «Шериф»… (
 EN_HOSTILE = 'He said "stop" \\ (now); C:\\path\\"x" (a) ((b)) ) "" \\\\ end.'
 FESTIVAL_RU = "festival:msu_ru_nsh_clunits"
 FESTIVAL_EN = "festival:cmu_us_slt_arctic_hts"
-
-
-def read(path: Path) -> Clip:
-    import soundfile
-
-    samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-    return Clip(np.ascontiguousarray(samples), int(rate))
 
 
 def rms(clip: Clip) -> float:
@@ -78,6 +75,48 @@ def folder(tmp_path: Path) -> Path:
     return tmp_path / "speech"
 
 
+# --- the port: audio with its format, and what each engine says about itself -------------------
+
+# Each engine (voice) speaks at its own sample rate; the port hands it over with the samples.
+ENGINE_RATES = {"espeak": {22050}, "festival": {16000, 32000}, "hibari": {24000}}
+SPOKEN = {"espeak": ("ru", "en"), "festival": ("ru", "en"), "hibari": ("en",)}
+
+
+@pytest.mark.parametrize("name", sorted(ENGINE_RATES))
+def test_an_engine_returns_audio_with_its_format_and_describes_itself(name: str) -> None:
+    engine = voices.engine(name)
+    info = engine.info()
+    assert isinstance(info, EngineInfo)
+    assert info.name == name == engine.name
+    assert info.version == engine.version and info.version
+    assert set(SPOKEN[name]) <= set(info.languages)
+    assert list(info.voices) == engine.voices()
+    assert all(v.driver == name and v.lang in info.languages for v in info.voices if v.lang)
+    for lang in SPOKEN[name]:
+        voice = choose_voice(lang, name)
+        assert voice.driver == name
+        said = engine.renders
+        clip = engine.synthesize(RU_LINE if lang == "ru" else EN_LINE, voice, 170)
+        assert isinstance(clip, Clip)
+        assert clip.rate in ENGINE_RATES[name]
+        assert clip.samples.dtype == np.float32 and clip.samples.ndim == 2
+        assert clip.channels == 1
+        assert float(np.abs(clip.samples).max()) <= 1.0
+        assert_speech(clip)
+        assert engine.renders == said + 1
+
+
+def test_an_engine_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What an engine writes for itself (Festival's and pyttsx3's files) is gone once it has
+    handed the audio over: the speech cache alone keeps files."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    for name in ("festival", "espeak"):
+        engine = voices.engine(name)
+        engine.close()
+        engine.synthesize("Раз.", choose_voice("ru", name), 170)
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
+
+
 # --- rendering -------------------------------------------------------------------------------
 
 
@@ -85,32 +124,27 @@ def folder(tmp_path: Path) -> Path:
     ("lang", "voice", "line"), [("ru", FESTIVAL_RU, RU_LINE), ("en", FESTIVAL_EN, EN_LINE)]
 )
 def test_festival_renders_a_line(lang: str, voice: str, line: str, tmp_path: Path) -> None:
-    festival = engines.engine("festival")
+    festival = voices.engine("festival")
     chosen = choose_voice(lang, voice)
     assert chosen.key == voice
-    path = tmp_path / "line.wav"
-    festival.render(line, path, chosen, 170)
-    clip = read(path)
+    clip = festival.synthesize(line, chosen, 170)
     assert clip.rate in (16000, 32000, 48000)
     assert_speech(clip)
 
 
-def test_hibari_renders_english(tmp_path: Path) -> None:
-    hibari = engines.engine("hibari")
-    path = tmp_path / "line.wav"
-    hibari.render(EN_LINE, path, choose_voice("en", "hibari:heart"), 170)
-    clip = read(path)
+def test_hibari_renders_english() -> None:
+    hibari = voices.engine("hibari")
+    clip = hibari.synthesize(EN_LINE, choose_voice("en", "hibari:heart"), 170)
     assert clip.rate == 24000
     assert_speech(clip)
     # The same text renders to the same samples: a cache file can be trusted.
-    again = tmp_path / "again.wav"
-    hibari.render(EN_LINE, again, choose_voice("en", "hibari"), 170)
-    np.testing.assert_array_equal(read(again).samples, clip.samples)
+    again = hibari.synthesize(EN_LINE, choose_voice("en", "hibari"), 170)
+    np.testing.assert_array_equal(again.samples, clip.samples)
 
 
 def test_hibari_offers_only_the_voice_in_its_package(caplog: pytest.LogCaptureFixture) -> None:
-    voices = engines.engine("hibari").voices()
-    assert [(v.id, v.lang, v.quality) for v in voices] == [("heart", "en", engines.BEST)]
+    offered = voices.engine("hibari").voices()
+    assert [(v.id, v.lang, v.quality) for v in offered] == [("heart", "en", engines.BEST)]
     # Another hibari voice would be a download: it is not offered, the best voice speaks.
     with caplog.at_level(logging.WARNING):
         assert choose_voice("en", "hibari:emma").key == "hibari:heart"
@@ -124,9 +158,8 @@ def test_scheme_hostile_text_renders(lang: str, text: str, folder: Path) -> None
     assert cache.voice.key == voice
     assert_speech(cache.clip(text), shortest=0.8, longest=12.0)
     # The engine takes it as it is too, without the pronunciation step before it.
-    path = folder / "direct.wav"
-    engines.engine("festival").render(text, path, cache.voice, 170)
-    assert_speech(read(path), shortest=0.8, longest=12.0)
+    direct = voices.engine("festival").synthesize(text, cache.voice, 170)
+    assert_speech(direct, shortest=0.8, longest=12.0)
 
 
 def test_festival_text_preparation() -> None:
@@ -169,7 +202,7 @@ def test_a_stretch_keeps_the_pitch() -> None:
 def test_one_festival_process_for_every_cache(folder: Path) -> None:
     first = SpeechCache("ru", voice=FESTIVAL_RU, folder=folder)
     second = SpeechCache("en", voice=FESTIVAL_EN, folder=folder / "other")
-    assert first.engine is second.engine is engines.engine("festival")
+    assert first.engine is second.engine is voices.engine("festival")
     first.clip("Первая строка.")
     second.clip("The second line.")
     assert len(festival_children()) == 1
@@ -179,47 +212,44 @@ def test_one_festival_process_for_every_cache(folder: Path) -> None:
     assert len(festival_children()) == 1
 
 
-def test_a_dead_festival_is_started_again(tmp_path: Path) -> None:
-    festival = engines.engine("festival")
+def test_a_dead_festival_is_started_again() -> None:
+    festival = voices.engine("festival")
     assert isinstance(festival, FestivalEngine)
     voice = choose_voice("ru", FESTIVAL_RU)
-    festival.render("Раз.", tmp_path / "one.wav", voice, 170)
+    festival.synthesize("Раз.", voice, 170)
     (before,) = festival_children()
     os.kill(before, 9)
-    festival.render("Два.", tmp_path / "two.wav", voice, 170)
+    two = festival.synthesize("Два.", voice, 170)
     (after,) = festival_children()
     assert after != before
-    assert_speech(read(tmp_path / "two.wav"), shortest=0.2)
+    assert_speech(two, shortest=0.2)
 
 
-def test_a_festival_gone_wrong_inside_is_started_again(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_a_festival_gone_wrong_inside_is_started_again(caplog: pytest.LogCaptureFixture) -> None:
     """A process whose Scheme state broke fails every line: the line is said by a fresh
     process instead, and the engine keeps Festival's voice."""
-    festival = engines.engine("festival")
+    festival = voices.engine("festival")
     assert isinstance(festival, FestivalEngine)
     voice = choose_voice("ru", FESTIVAL_RU)
-    festival.render("Раз.", tmp_path / "one.wav", voice, 170)
+    festival.synthesize("Раз.", voice, 170)
     (before,) = festival_children()
     process = festival._process
     assert process is not None
     # From now on every synthesis in this process fails.
     process.ask("(define (utt.synth utt) ((lambda (a b) a) utt))", 99, 10)
     with caplog.at_level(logging.WARNING):
-        festival.render("Два.", tmp_path / "two.wav", voice, 170)
+        two = festival.synthesize("Два.", voice, 170)
     (after,) = festival_children()
     assert after != before
     assert "festival failed" in caplog.text and "starting it again" in caplog.text
-    assert_speech(read(tmp_path / "two.wav"), shortest=0.2)
+    assert_speech(two, shortest=0.2)
 
 
-def test_a_festival_that_cannot_start_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_festival_that_cannot_start_is_a_clear_error() -> None:
     broken = FestivalEngine(program="/bin/false")
     voice = choose_voice("ru", FESTIVAL_RU)
     with pytest.raises(OSError, match="festival does not start"):
-        broken.render("Раз.", tmp_path / "one.wav", voice, 170)
-    assert not (tmp_path / "one.wav").exists()
+        broken.synthesize("Раз.", voice, 170)
 
 
 def test_a_failing_engine_hands_over_to_the_next_voice(
@@ -227,7 +257,7 @@ def test_a_failing_engine_hands_over_to_the_next_voice(
 ) -> None:
     cache = SpeechCache("ru", folder=folder)
     assert cache.voice.key == FESTIVAL_RU
-    festival = engines.engine("festival")
+    festival = voices.engine("festival")
     assert isinstance(festival, FestivalEngine)
     festival.close()
     monkeypatch.setattr(festival, "_program", "/bin/false")  # Festival is gone mid-game
@@ -310,15 +340,15 @@ def test_a_missing_voice_falls_back_to_the_best_with_a_warning(
 
 
 def test_choosing_among_given_voices_never_asks_the_engines() -> None:
-    voices = [
+    given = [
         voice_info("nsss", "com.apple.speech.synthesis.voice.Yuri", "Yuri", ["ru_RU"]),
         VoiceInfo("msu", "Festival msu", "ru", "ru", "msu", "festival", engines.BEST),
     ]
-    assert choose_voice("ru", None, voices).key == "festival:msu"
-    assert choose_voice("ru", "nsss", voices).name == "Yuri"
-    assert voices[0].quality == engines.PLATFORM
+    assert choose_voice("ru", None, given).key == "festival:msu"
+    assert choose_voice("ru", "nsss", given).name == "Yuri"
+    assert given[0].quality == engines.PLATFORM
     with pytest.raises(ConfigError, match="no speech voice for language 'de'"):
-        choose_voice("de", None, voices)
+        choose_voice("de", None, given)
 
 
 # --- the cache -------------------------------------------------------------------------------
@@ -352,7 +382,7 @@ def test_the_engine_is_given_the_pronounced_text(folder: Path) -> None:
 def test_clips_from_the_cache_are_levelled(folder: Path) -> None:
     cache = SpeechCache("en", folder=folder)
     clip = cache.clip(EN_LINE)
-    raw = read(cache.path(EN_LINE))
+    raw = read_clip(cache.path(EN_LINE))
     assert clip.seconds < raw.seconds  # hibari's silence at both ends is trimmed
     level = loudness.loudness_dbfs(clip)
     assert level is not None and abs(level - loudness.TARGET_DBFS) < 1.5

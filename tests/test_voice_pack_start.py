@@ -17,11 +17,13 @@ import pytest
 from narrator.app import TableSettings, speech_source
 from narrator.rules.core import Param, RoleName
 from narrator.sound.clip import Clip
-from narrator.voice import engines, splice
+from narrator.voice import splice, voices
 from narrator.voice.catalog import load_catalog
-from narrator.voice.engines import Engine, VoiceInfo
-from narrator.voice.packs import VoicePack, write_pack
-from narrator.voice.tts import SpeechCache, lines_to_render
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.pack_record import write_pack
+from narrator.voice.packs import VoicePack
+from narrator.voice.tts import SpeechCache
+from tests.watched_engine import WatchedEngine, install
 
 GAME = "onenight"
 LANG = "en"
@@ -29,48 +31,10 @@ VOICE = "espeak:gmw/en-us"
 LEFT_OUT = "onenight.night"  # a plain line («Night falls. Everyone close your eyes.»)
 
 
-class CountingEngine:
-    """The real engine, unchanged, with the texts it was asked to render written down."""
-
-    def __init__(self, real: Engine) -> None:
-        self.real = real
-        self.rendered: list[str] = []
-
-    @property
-    def name(self) -> str:
-        return self.real.name
-
-    @property
-    def extension(self) -> str:
-        return self.real.extension
-
-    @property
-    def version(self) -> str:
-        return self.real.version
-
-    @property
-    def renders(self) -> int:
-        return self.real.renders
-
-    def voices(self) -> list[VoiceInfo]:
-        return self.real.voices()
-
-    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
-        self.rendered.append(text)
-        self.real.render(text, path, voice, rate)
-
-    def close(self) -> None:
-        self.real.close()
-
-
 @pytest.fixture
-def espeak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CountingEngine:
-    """espeak-ng, counted, rendering into an empty speech cache of this test."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    counting = CountingEngine(engines.engine("espeak"))
-    monkeypatch.setitem(engines._shared, "espeak", counting)
-    assert engines.engine("espeak") is counting
-    return counting
+def espeak(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> WatchedEngine:
+    """espeak-ng, watched, rendering into an empty speech cache of this test."""
+    return install(monkeypatch, tmp_path, WatchedEngine(voices.engine("espeak")))
 
 
 def tone(words: str) -> Clip:
@@ -99,7 +63,7 @@ def settings_with(pack: Path) -> TableSettings:
 
 
 def test_a_complete_pack_renders_nothing_before_the_game(
-    espeak: CountingEngine, tmp_path: Path
+    espeak: WatchedEngine, tmp_path: Path
 ) -> None:
     pack = pack_without(tmp_path, set())
     assert VoicePack.load(str(pack), lang=LANG).unsaid(lines_to_render(LANG, GAME)) == []
@@ -109,7 +73,7 @@ def test_a_complete_pack_renders_nothing_before_the_game(
         settings_with(pack), GAME, lambda *step: progress.append(step), fallbacks
     )
     assert fallbacks == []
-    assert espeak.rendered == []
+    assert espeak.said == []
     assert progress == []  # no progress bar either: nothing to render
     # And the game's lines come from the pack, spliced ones included, with nothing rendered.
     catalog = load_catalog(LANG)
@@ -122,11 +86,11 @@ def test_a_complete_pack_renders_nothing_before_the_game(
     ]
     for key, params in lines:
         assert source.clip(key, catalog.text(key, params)).seconds > 0.3
-    assert espeak.rendered == []
+    assert espeak.said == []
 
 
 def test_a_pack_without_one_line_renders_just_that_line(
-    espeak: CountingEngine, tmp_path: Path
+    espeak: WatchedEngine, tmp_path: Path
 ) -> None:
     pack = pack_without(tmp_path, {LEFT_OUT})
     line = load_catalog(LANG).text(LEFT_OUT)
@@ -134,18 +98,18 @@ def test_a_pack_without_one_line_renders_just_that_line(
     source = speech_source(settings_with(pack), GAME, None, [])
     # The engine is given the line as it is spoken (numbers spelled, pronunciation applied).
     said = SpeechCache(LANG, voice=VOICE, folder=tmp_path / "unused").engine_text(line)
-    assert espeak.rendered == [said]
+    assert espeak.said == [said]
     # At the table TTS says it from the cache; the spliced lines still come from the pack.
     assert source.clip(LEFT_OUT, line).seconds > 0.3
     catalog = load_catalog(LANG)
     assert source.clip("deal.call", catalog.text("deal.call", {"seat": 3})).seconds > 0.3
-    assert espeak.rendered == [said]
+    assert espeak.said == [said]
 
 
 def test_without_a_pack_every_line_of_the_game_is_rendered(
-    espeak: CountingEngine, tmp_path: Path
+    espeak: WatchedEngine, tmp_path: Path
 ) -> None:
     """The counter sees every render: the same game with no pack renders all its lines."""
     settings = TableSettings(game=GAME, lang=LANG, voice=VOICE)
     speech_source(settings, GAME, None, [])
-    assert len(espeak.rendered) == len(lines_to_render(LANG, GAME))
+    assert len(espeak.said) == len(lines_to_render(LANG, GAME))

@@ -20,16 +20,11 @@ from narrator.host.audio import PackOrTTS
 from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import packs
+from narrator.voice import pack_record
 from narrator.voice.pack_file import export_pack, import_pack
-from narrator.voice.packs import (
-    MANIFEST,
-    MicrophoneRecorder,
-    PackManifest,
-    VoicePack,
-    record_pack,
-    trimmed,
-)
+from narrator.voice.pack_manifest import MANIFEST, PackManifest
+from narrator.voice.pack_record import MicrophoneRecorder, record_pack, trimmed
+from narrator.voice.packs import VoicePack
 from narrator.voice.splice import COMMA_S, WORD_S, Part, pack_parts
 
 RATE = 16000
@@ -280,7 +275,7 @@ def test_no_microphone_is_one_line() -> None:
     # A fresh process without the test PulseAudio server: this machine has no sound card.
     code = (
         "from narrator.rules.errors import ConfigError\n"
-        "from narrator.voice.packs import MicrophoneRecorder\n"
+        "from narrator.voice.pack_record import MicrophoneRecorder\n"
         "try:\n"
         "    print('device:', MicrophoneRecorder().device_name)\n"
         "except ConfigError as error:\n"
@@ -460,7 +455,9 @@ def small_pack(root: Path, name: str = "home", lang: str = "ru") -> Path:
     if lang == "en":
         parts = [Part("onenight.night", "Night falls. Everyone, close your eyes.", "", True)]
     tones = iter([tone(300 + 50 * i) for i in range(len(parts))])
-    return packs.write_pack(lang, name, parts, lambda part: next(tones), source="tones", root=root)
+    return pack_record.write_pack(
+        lang, name, parts, lambda part: next(tones), source="tones", root=root
+    )
 
 
 def test_export_and_import_round_trip(tmp_path: Path) -> None:
@@ -575,14 +572,14 @@ def test_a_built_pack_is_not_overwritten_unless_replaced(tmp_path: Path) -> None
     with pytest.raises(ConfigError, match=r"'home' already exists .*--replace"):
         small_pack(tmp_path)
     parts = [Part("onenight.night", "Наступает ночь. Все закрывают глаза.", "", True)]
-    packs.write_pack(
+    pack_record.write_pack(
         "ru", "home", parts, lambda part: tone(700), source="new", root=tmp_path, replace=True
     )
     pack = VoicePack.load("home", root=tmp_path)
     assert pack.source == "new" and set(pack.files) == {"onenight.night"} and not pack.parts
     assert [p.name for p in tmp_path.iterdir()] == ["home"]  # no partial or old folder left
     with pytest.raises(ConfigError, match="speaks 'ru', not 'en'"):
-        packs.write_pack(
+        pack_record.write_pack(
             "en", "home", [], lambda part: tone(700), source="x", root=tmp_path, replace=True
         )
 

@@ -23,7 +23,8 @@ from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 from narrator.voice.numbers import spoken
-from narrator.voice.tts import SpeechCache, choose_voice
+from narrator.voice.tts import SpeechCache
+from narrator.voice.voices import choose_voice
 
 
 def test_each_engine_has_its_own_rate_and_espeak_stands_in_for_the_rest() -> None:

@@ -25,9 +25,11 @@ from narrator.rules.core import Param, RoleName
 from narrator.rules.registry import GAMES, get_variant, known_names
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import splice
+from narrator.voice import game_lines, splice
 from narrator.voice.catalog import LANGUAGES, load_catalog, placeholders
 from narrator.voice.commands import build_command
+from narrator.voice.engines.system import SystemEngine
+from narrator.voice.game_lines import lines_to_render, spoken_keys
 from narrator.voice.packs import VoicePack
 from narrator.voice.splice import (
     COMMA_S,
@@ -43,7 +45,6 @@ from narrator.voice.splice import (
     plan,
     templates,
 )
-from narrator.voice.tts import SpeechRenderer, _domains, _fillings, lines_to_render, spoken_keys
 
 VOICES = {"ru": "zle/ru", "en": "gmw/en-us"}  # espeak-ng: the fast voices of the tests
 SEAT_LISTS: list[Param] = [(1,), (2, 5), (3, 7, 12), tuple(range(1, 13))]
@@ -57,20 +58,20 @@ def fillings(lang: str) -> Iterator[tuple[str, dict[str, Param], str]]:
     """(key, values, displayed text) for every filling a game of any variant may say."""
     catalog = load_catalog(lang)
     for name in known_names():
-        domains: dict[str, Sequence[Param]] = dict(_domains(get_variant(name)))
+        values_of: dict[str, Sequence[Param]] = dict(game_lines.domains(get_variant(name)))
         # What lines_to_render leaves to game time: seat lists, the hunter, halloween's counts.
-        domains["seats"] = SEAT_LISTS
-        domains["hunter"] = domains["seat"]
+        values_of["seats"] = SEAT_LISTS
+        values_of["hunter"] = values_of["seat"]
         for count in ("vampires", "witches", "hunters", "villagers"):
-            domains[count] = range(0, 4)
+            values_of[count] = range(0, 4)
         for key in spoken_keys(lang, name):
             wanted = placeholders(catalog.lines[key])
             if not wanted:
                 continue
             if key == "halloween.table":  # every count once, not every combination
-                rows = [{p: domains[p][i % len(domains[p])] for p in wanted} for i in range(12)]
+                rows = [{p: values_of[p][i % len(values_of[p])] for p in wanted} for i in range(12)]
             else:
-                rows = list(_fillings(wanted, domains))
+                rows = list(game_lines.fillings(wanted, values_of))
             for values in rows:
                 yield key, values, catalog.text(key, values)
 
@@ -299,7 +300,7 @@ def test_a_built_pack_says_the_deal_line_from_parts(lang: str, built: dict[str, 
     assert {p.key for p in pack_parts(lang)} == set(pack.files) | set(pack.parts)
     # Nothing of any game is left for TTS to render before a game starts.
     assert pack.unsaid(lines_to_render(lang, None)) == []
-    renderer = SpeechRenderer.shared()
+    renderer = SystemEngine.shared()
     renders = renderer.renders
     source = PackOrTTS(no_tts, pack.clip)
     catalog = load_catalog(lang)

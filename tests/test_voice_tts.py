@@ -18,15 +18,11 @@ from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice import tts
 from narrator.voice.commands import build_command, voices_command
-from narrator.voice.tts import (
-    SpeechCache,
-    VoiceInfo,
-    choose_voice,
-    lines_to_render,
-    list_voices,
-    spoken_keys,
-    voice_info,
-)
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines.system import voice_info
+from narrator.voice.game_lines import lines_to_render, spoken_keys
+from narrator.voice.tts import SpeechCache
+from narrator.voice.voices import choose_voice, list_voices
 
 RU_LINE = "Игрок номер 5, возьмите карту."
 EN_LINE = "Player number 5, open your eyes and look at your card."

@@ -219,9 +219,9 @@ class WholeUtterance:
 class ModelLoader:
     """Loads an engine in a background thread (while the game starts) and checks its words.
 
-    ``path`` names the model in messages; ``load`` loads it (default: the Vosk
-    model folder at ``path``); ``loaded`` is an engine loaded already (mic-test,
-    tests), whose words are only checked.
+    ``path`` names the model in messages; ``load`` loads it (an engine's own
+    loader: ``engines.Choice.loader``, ``vosk_asr.VoskLoader``); ``loaded`` is an
+    engine loaded already (mic-test, tests), whose words are only checked.
     """
 
     def __init__(
@@ -236,11 +236,13 @@ class ModelLoader:
         self.lexicon = lexicon
         self.model: SpeechEngine | None = None
         self.error: NarratorError | None = None
-        self._load_engine = load or (lambda: _load_vosk(path))
         self._done = threading.Event()
         if loaded is not None:
             self._check(loaded)
             return
+        if load is None:
+            raise ValueError("a model loader needs a loaded engine or a way to load one")
+        self._load_engine = load
         threading.Thread(target=self._load, name="speech-model", daemon=True).start()
 
     def _check(self, model: SpeechEngine) -> None:
@@ -273,9 +275,3 @@ class ModelLoader:
             raise self.error
         assert self.model is not None
         return self.model
-
-
-def _load_vosk(path: Path) -> SpeechEngine:
-    from narrator.listen.vosk_asr import SpeechModel
-
-    return SpeechModel.load(path)

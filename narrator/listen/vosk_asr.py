@@ -24,10 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from narrator.listen.engine import RATE as RATE
-from narrator.listen.engine import Endpointer as Endpointer
-from narrator.listen.engine import ModelLoader as ModelLoader
-from narrator.listen.engine import level_db as level_db
+from narrator.listen.engine import RATE, ModelLoader
 from narrator.listen.words import UNKNOWN, Lexicon
 from narrator.rules.errors import ConfigError
 
@@ -167,3 +164,10 @@ class VoskRecogniser:
 def _text(result: str) -> str | None:
     text = str(json.loads(result).get("text", "")).strip()
     return text or None
+
+
+class VoskLoader(ModelLoader):
+    """The Vosk model folder at ``path`` loading in the background (``loaded``: already)."""
+
+    def __init__(self, path: Path, lexicon: Lexicon, loaded: SpeechModel | None = None) -> None:
+        super().__init__(path, lexicon, loaded, load=lambda: SpeechModel.load(path))

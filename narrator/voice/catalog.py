@@ -99,24 +99,28 @@ def _load_catalog(lang: str, outside: tuple[Traversable, ...]) -> Catalog:
     return Catalog(lang=lang, lines=lines)
 
 
-WORD_LANGUAGES = (*LANGUAGES, "ko")  # Korean: only to exercise the real Vosk model in tests
-
-
 @cache
 def load_words(lang: str) -> dict[str, str]:
     """The spoken-answer words of ``lang`` (``words.*`` of its catalog), flat.
 
     Table languages read them from their whole catalog (so the ru/en parity test
-    covers them); Korean has only a words file.
+    covers them).  A registered game kept outside this package may bring the words
+    of another language, in ``lines/<lang>/words.toml`` (the tests' Korean).
     """
     if lang in LANGUAGES:
         lines = load_catalog(lang).lines
         return {key: text for key, text in lines.items() if key.startswith("words.")}
-    if lang not in WORD_LANGUAGES:
-        known = ", ".join(WORD_LANGUAGES)
+    brought = {
+        language.name: language / "words.toml"
+        for folder in _outside_folders()
+        if folder.is_dir()
+        for language in folder.iterdir()
+        if (language / "words.toml").is_file()
+    }
+    if lang not in brought:
+        known = ", ".join([*LANGUAGES, *sorted(brought.keys() - set(LANGUAGES))])
         raise ConfigError(f"no spoken words for language {lang!r}; languages: {known}")
-    part = resources.files("narrator.voice").joinpath("lines", lang, "words.toml")
-    return _flatten(tomllib.loads(part.read_text("utf-8")))
+    return _flatten(tomllib.loads(brought[lang].read_text("utf-8")))
 
 
 DAWN = "dawn"  # not a phase of the rules: the bar's name for the line that ends a night

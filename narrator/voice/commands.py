@@ -13,25 +13,17 @@ from typing import TextIO
 
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
-from narrator.voice import engines
+from narrator.voice import voices
 from narrator.voice.catalog import LANGUAGES
+from narrator.voice.engines import SpanEngine, VoiceInfo
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.install import language_hint
 from narrator.voice.pack_file import export_pack, import_pack
-from narrator.voice.packs import (
-    MicrophoneRecorder,
-    TerminalUI,
-    new_pack_folder,
-    record_pack,
-    write_pack,
-)
+from narrator.voice.pack_manifest import new_pack_folder
+from narrator.voice.pack_record import MicrophoneRecorder, TerminalUI, record_pack, write_pack
 from narrator.voice.splice import Part, pack_parts
-from narrator.voice.tts import (
-    SpeechCache,
-    VoiceInfo,
-    choose_voice,
-    install_hint,
-    is_named,
-    lines_to_render,
-)
+from narrator.voice.tts import SpeechCache
+from narrator.voice.voices import choose_voice, is_named
 
 
 def voices_command(out: TextIO) -> int:
@@ -41,9 +33,9 @@ def voices_command(out: TextIO) -> int:
     quality rank; the default of a game language is starred; a missing engine
     says how to install it.
     """
-    found = engines.survey()
+    found = voices.survey()
     out.write("engines:\n")
-    for name in engines.engine_names():
+    for name in voices.engine_names():
         if name in found.engines:
             count = found.engines[name]
             out.write(f"  {name:<9} {count} voice{'s' if count != 1 else ''}\n")
@@ -54,7 +46,7 @@ def voices_command(out: TextIO) -> int:
         by_lang.setdefault(voice.lang or "?", []).append(voice)
     out.write("voices (quality: higher is better), the game languages first:\n")
     for lang in sorted(by_lang, key=lambda code: (code not in LANGUAGES, code == "?", code)):
-        ordered = engines.speaking(lang, by_lang[lang]) if lang != "?" else by_lang[lang]
+        ordered = voices.speaking(lang, by_lang[lang]) if lang != "?" else by_lang[lang]
         default = ordered[0] if lang in LANGUAGES else None
         out.write(f"{lang}:\n")
         for voice in ordered:
@@ -65,7 +57,7 @@ def voices_command(out: TextIO) -> int:
     )
     for lang in LANGUAGES:
         if lang not in by_lang:
-            out.write(f"no {lang} voice: {install_hint(lang)}\n")
+            out.write(f"no {lang} voice: {language_hint(lang)}\n")
     return 0
 
 
@@ -143,9 +135,9 @@ def _build_pack(
     chosen = _pack_voice(lang, voice)
     # One engine throughout: a pack that changed voice half-way is not one voice.
     cache = SpeechCache(
-        lang, voice=voice, rate=rate, folder=cache_folder, renderer=engines.engine_for(chosen)
+        lang, voice=voice, rate=rate, folder=cache_folder, renderer=voices.engine_for(chosen)
     )
-    if not isinstance(cache.renderer, engines.SpanEngine):
+    if not isinstance(cache.renderer, SpanEngine):
         # Every part is said on its own: render them all first, in one run of the engine.
         cache.build([part.words for part in parts], ProgressBar(f"speech {lang}"))
 
@@ -177,7 +169,7 @@ def _build_pack(
 
 def _pack_voice(lang: str, voice: str | None) -> VoiceInfo:
     """The voice a pack is built with: the one named, or no pack (not the next best)."""
-    found = engines.survey().voices
+    found = voices.survey().voices
     if voice is not None:
         named = [v for v in found if is_named(v, voice)]
         if not named:

@@ -48,7 +48,7 @@ def needed_order(lang: str, variant: Variant, players: int, switches: Switches) 
     these settings says (its composition, with no answer in it) are given: a line
     that names an answer (a vote's result) is rendered when it is said.
     """
-    from narrator.voice.tts import lines_to_render
+    from narrator.voice.game_lines import lines_to_render
 
     catalog = load_catalog(lang)
     said: dict[str, int] = {}

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.packs import (
+from narrator.voice.install import require
+from narrator.voice.pack_manifest import (
     MANIFEST,
     PackManifest,
     PartFile,
@@ -28,7 +29,6 @@ from narrator.voice.packs import (
     parse_manifest,
     read_manifest,
 )
-from narrator.voice.tts import require
 
 _LOGGER = logging.getLogger(__name__)
 

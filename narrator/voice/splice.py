@@ -50,10 +50,10 @@ from narrator.rules.registry import get_variant, known_names
 from narrator.sound.clip import Clip
 from narrator.sound.loudness import levelled
 from narrator.voice.catalog import Catalog, load_catalog, placeholders
+from narrator.voice.game_lines import domains, spoken_keys
 from narrator.voice.number_forms import NumberForm, russian_number
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
-from narrator.voice.tts import _domains, spoken_keys
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -417,7 +417,7 @@ def pack_parts(lang: str, variant: str | None = None) -> list[Part]:
     """Every recording a pack needs to say every line of ``variant`` (None: of every game).
 
     The plain lines, the literal parts of each line with placeholders, the role
-    names and the number words, over the domains a game fills in (as ``tts``).
+    names and the number words, over the domains a game fills in (as ``game_lines``).
     """
     catalog = load_catalog(lang)
     every = templates(lang)
@@ -427,7 +427,7 @@ def pack_parts(lang: str, variant: str | None = None) -> list[Part]:
     used: list[Template] = []
     for name in _variants(variant):
         rules = get_variant(name)
-        domains = _domains(rules)
+        values_of = domains(rules)
         for key in spoken_keys(lang, name):
             template = every.get(key)
             if template is None:
@@ -440,7 +440,7 @@ def pack_parts(lang: str, variant: str | None = None) -> list[Part]:
                 found.setdefault(part.key, replace(part, context=context))
             for field in template.fields:
                 if field.kind != "role":
-                    numbers.update((n, field.form) for n in _numbers_of(field.name, domains))
+                    numbers.update((n, field.form) for n in _numbers_of(field.name, values_of))
         roles += [role for role in rules.roles if role not in roles]
     role_line = _carrier(every, used, ROLE_CARRIER, lambda field: field.kind == "role")
     for role in roles:

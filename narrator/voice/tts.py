@@ -1,20 +1,14 @@
 """Speech rendered once to files by the voice's engine, then played from memory.
 
-``SpeechCache`` renders each line with the engine of its voice (Festival,
-hibari or the system voices: ``narrator.voice.engines``), after the line's
-numbers are spelled out (``numbers.spoken``) and its words written the way that
-engine says them right (``pronounce``), and levels every clip it reads
-(``sound.loudness``).  This module also holds the system engine: pyttsx3.
-
-pyttsx3 is only trusted with one job: one text → one file per ``runAndWait``
-(queued saves write only the last file, ``say`` after a save overwrites it,
-NSSS writes AIFF whatever the name; see ../shared/notes/virtual-audio.md).  One
-worker thread per process owns the engine: espeak keeps one global synthesis
-callback, so a second engine in the same process would steal the first one's
-audio.  Files are cached under the user's cache folder, named by a hash of
-(engine, voice, rate, spoken text, and the versions of the engine's text
-handling, the pronunciation and the levelling); a warm line is a dictionary
-lookup.
+``SpeechCache`` has each line said by the engine of its voice (Festival,
+hibari or the system voices: ``narrator.voice.engines``, chosen by
+``narrator.voice.voices``), after the line's numbers are spelled out
+(``numbers.spoken``) and its words written the way that engine says them right
+(``pronounce``); it stores the audio the engine hands back as a WAV file, and
+levels every clip it reads (``sound.loudness``).  Files are cached under the
+user's cache folder, named by a hash of (engine, voice, rate, spoken text, and
+the versions of the engine's text handling, the pronunciation and the
+levelling); a warm line is a dictionary lookup.
 """
 
 from __future__ import annotations
@@ -23,48 +17,29 @@ import atexit
 import contextlib
 import errno
 import hashlib
-import importlib
-import itertools
 import json
-import locale
 import logging
-import math
 import os
-import re
 import shutil
-import sys
 import tempfile
 import threading
-import time
-import tomllib
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
-from importlib import resources
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from queue import Queue
-from types import ModuleType
-from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from narrator.rules.core import Param, RoleName
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import Variant, get_variant, known_names
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import engines
-from narrator.voice.catalog import load_catalog, placeholders
-from narrator.voice.engines import Engine, SpanEngine, VoiceInfo, engine_for, is_named, quality
+from narrator.voice.audio_file import read_clip, write_clip
+from narrator.voice.engines import RENDER_TIMEOUT_S, Engine, SpanEngine
+from narrator.voice.install import require
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
-
-__all__ = ["VoiceInfo", "is_named"]  # re-exported: their home is narrator.voice.engines
+from narrator.voice.voices import choose_voice, engine_for, next_voice
 
 _LOGGER = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # pyttsx3's own default (200 wpm) is hurried for announcements read to a table.
 DEFAULT_RATE = 170
@@ -73,374 +48,12 @@ RATES = range(60, 451)
 MIN_FREE_BYTES = 8 * 1024 * 1024
 # Clips kept decoded in memory; about four variants' worth of lines at 22 kHz.
 MEMORY_BYTES = 160 * 1024 * 1024
-RENDER_TIMEOUT_S = 60.0
-
-_HINTS = {
-    "pyttsx3": "pip install pyttsx3",
-    "soundfile": "pip install soundfile",
-    "sounddevice": "pip install sounddevice",
-}
-
-_LANGUAGE_NAMES = {
-    "russian": "ru",
-    "english": "en",
-    "german": "de",
-    "french": "fr",
-    "spanish": "es",
-    "italian": "it",
-    "ukrainian": "uk",
-    "polish": "pl",
-    "portuguese": "pt",
-    "dutch": "nl",
-    "chinese": "zh",
-    "japanese": "ja",
-    "korean": "ko",
-}
-_SPOKEN_NAMES = {code: name.title() for name, code in _LANGUAGE_NAMES.items()}
-_DRIVER_HINTS = {
-    "espeak": "apt-get install espeak-ng",
-    "sapi5": "pip install comtypes pywin32",
-    "nsss": "pip install pyobjc",
-}
-_NSSS_PREFIXES = ("com.apple.speech.synthesis.voice.", "com.apple.voice.", "com.apple.")
-
-
-def require(module: str) -> ModuleType:
-    """Import a heavy library at the moment it is needed; missing → the exact install hint."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        if error.name != module:
-            raise
-        hint = _HINTS.get(module, f"pip install {module}")
-        raise ConfigError(f"{module} is not installed: {hint}") from None
-
-
-def default_driver() -> str:
-    """The pyttsx3 driver of this platform (the same choice pyttsx3 makes)."""
-    return engines.system_driver()
-
-
-def install_hint(lang: str) -> str:
-    """What to install for a voice of ``lang`` on this platform, as one phrase."""
-    name = _SPOKEN_NAMES.get(lang, lang)
-    if sys.platform == "win32":
-        return (
-            f"add the {name} language pack with its speech voice "
-            "(Settings › Time & language › Language & region)"
-        )
-    if sys.platform == "darwin":
-        return (
-            f"add a {name} voice in System Settings › Accessibility › Spoken Content "
-            "› System voice › Manage Voices"
-        )
-    return "install espeak-ng (apt-get install espeak-ng), it speaks ru and en"
-
-
-# --- voices ----------------------------------------------------------------------------------
-
-
-def _lcid_language(lcid: int) -> str | None:
-    name = locale.windows_locale.get(lcid)
-    if name is None:
-        primary = lcid & 0x3FF
-        name = next((n for i, n in locale.windows_locale.items() if i & 0x3FF == primary), None)
-    return name.split("_")[0].lower() if name else None
-
-
-def language_tag(raw: object) -> str:
-    """A driver's language (espeak 'en-gb', NSSS 'ru_RU', SAPI LCID '419') as 'ru-ru' form."""
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", errors="ignore").lstrip("\x00\x01\x02\x03\x04\x05\x06\x07")
-    if isinstance(raw, int):
-        return (locale.windows_locale.get(raw) or "").replace("_", "-").lower() or str(raw)
-    text = str(raw).strip().split(";")[0].strip().lower()
-    # A Windows LCID: hex from SAPI attributes ("419"), decimal in pyttsx3's "Unknown Locale".
-    number = re.fullmatch(r"(unknown locale:\s*)?(0x)?(?=[0-9a-f]*[0-9])([0-9a-f]+)", text)
-    if number:
-        unknown, hexmark, digits = number.groups()
-        if unknown:
-            candidates = [int(digits)]
-        elif hexmark or not digits.isdigit():
-            candidates = [int(digits, 16)]
-        else:
-            candidates = [int(digits, 16), int(digits)]
-        for lcid in candidates:
-            if lcid in locale.windows_locale:
-                return locale.windows_locale[lcid].replace("_", "-").lower()
-        return next((lang for lcid in candidates if (lang := _lcid_language(lcid))), "")
-    return text.replace("_", "-").lower()
-
-
-def normalise_language(raw: object) -> str:
-    """'ru', 'en', … for any driver's language value; '' when it cannot be told."""
-    tag = language_tag(raw)
-    head = tag.split("-")[0]
-    if re.fullmatch(r"[a-z]{2,3}", head):
-        return head
-    words = re.findall(r"[a-z]+", tag)
-    return next((_LANGUAGE_NAMES[w] for w in words if w in _LANGUAGE_NAMES), "")
-
-
-def normalise_voice_id(driver: str, native_id: str) -> str:
-    """A short stable id: espeak 'zle/ru', SAPI5 token name, NSSS name without the prefix."""
-    if driver == "sapi5":
-        return native_id.rsplit("\\", 1)[-1].lower()
-    if driver in ("nsss", "avspeech"):
-        lowered = native_id.lower()
-        for prefix in _NSSS_PREFIXES:
-            if lowered.startswith(prefix):
-                return lowered.removeprefix(prefix)
-        return lowered
-    return native_id.lower()
-
-
-def voice_info(
-    driver: str, native_id: str, name: str | None, languages: Sequence[object]
-) -> VoiceInfo:
-    """One driver voice in the normalised form; the language comes from the first known one."""
-    tags = [language_tag(raw) for raw in languages]
-    langs = [normalise_language(raw) for raw in languages]
-    lang = next((code for code in langs if code), "")
-    if not lang:
-        lang = normalise_language(name or "")
-    tag = next((t for t, code in zip(tags, langs, strict=True) if code), lang)
-    voice_id = normalise_voice_id(driver, native_id)
-    return VoiceInfo(
-        id=voice_id,
-        name=name or native_id,
-        lang=lang,
-        tag=tag,
-        native_id=native_id,
-        driver=driver,
-        quality=quality(driver, voice_id),
-    )
-
-
-def choose_voice(
-    lang: str, wanted: str | None = None, voices: Sequence[VoiceInfo] | None = None
-) -> VoiceInfo:
-    """The voice for ``lang``: ``wanted`` when it exists, else the best, with a warning.
-
-    ``wanted`` is ``ENGINE:VOICE``, an engine alone (its best voice), or a bare
-    voice id, engine id or name.  Without ``voices``, every engine's voices are
-    asked, and an engine that is missing but would speak ``lang`` better than the
-    voice chosen is named once, with how to install it.
-    """
-    if voices is not None:
-        return engines.choose(lang, wanted, voices, no_voice=install_hint(lang))
-    found = engines.survey()
-    return engines.choose(lang, wanted, found.voices, found.missing, install_hint(lang))
-
-
-def list_voices() -> list[VoiceInfo]:
-    """Every voice of every engine that runs here (Festival, hibari, the system voices)."""
-    return engines.survey().voices
-
-
-# --- the renderer ----------------------------------------------------------------------------
-
-
-def _close(actual: object, wanted: int) -> bool:
-    """espeak reports the rate it speaks at; it may round the one it was given."""
-    return isinstance(actual, int | float) and abs(actual - wanted) <= 2
-
-
-def _nothing() -> None:
-    return None
-
-
-def _driver_print(*args: object, **_: object) -> None:
-    # The espeak driver prints "Audio saved to …" after every file; stdout is the table's.
-    _LOGGER.debug("pyttsx3: %s", " ".join(str(a) for a in args))
-
-
-_Job = tuple[Callable[[Any], Any], "Future[Any]"]
-
-
-class SpeechRenderer:
-    """The process's one pyttsx3 engine, on its own thread: one text → one audio file.
-
-    The "system" speech engine: its name is the pyttsx3 driver's (espeak, sapi5, nsss).
-    """
-
-    version = "1"  # bump when the text or rate handling changes: cached speech is stale
-    _shared: ClassVar[dict[str, SpeechRenderer]] = {}
-    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def __init__(self, driver: str | None = None) -> None:
-        self.driver = driver or default_driver()
-        self._jobs: Queue[_Job | None] = Queue()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-        self._start_error: ConfigError | None = None
-        self._renders = 0
-        self._voices: list[VoiceInfo] | None = None
-        self._setting: tuple[str | None, int] | None = None
-
-    @classmethod
-    def shared(cls, driver: str | None = None) -> SpeechRenderer:
-        """The renderer for ``driver``: one per process, because drivers keep global state."""
-        name = driver or default_driver()
-        with cls._shared_lock:
-            renderer = cls._shared.get(name)
-            if renderer is None:
-                renderer = cls._shared[name] = cls(name)
-            return renderer
-
-    @property
-    def name(self) -> str:
-        """The engine's name, as ``--voice ENGINE:VOICE`` writes it: the driver's."""
-        return self.driver
-
-    @property
-    def renders(self) -> int:
-        """How many files this renderer has written."""
-        return self._renders
-
-    @property
-    def extension(self) -> str:
-        """NSSS writes AIFF whatever the file is called; everything else writes WAV."""
-        return ".aiff" if self.driver == "nsss" else ".wav"
-
-    def voices(self) -> list[VoiceInfo]:
-        if self._voices is None:
-            self._voices = self._call(self._list_voices)
-        return list(self._voices)
-
-    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
-        """Write ``text`` by ``voice`` at ``rate`` wpm to ``path``; OSError when nothing came."""
-
-        def job(engine: Any) -> None:
-            self._render(engine, text, path, voice, rate)
-
-        self._call(job)
-
-    def close(self) -> None:
-        """Stop the worker; the next call starts a new one."""
-        with self._start_lock:
-            thread, self._thread = self._thread, None
-        if thread is not None:
-            self._jobs.put(None)
-            thread.join(timeout=5)
-
-    # -- the worker ---------------------------------------------------------------------------
-
-    def _call(self, work: Callable[[Any], T]) -> T:
-        self._ensure_started()
-        future: Future[T] = Future()
-        self._jobs.put((work, future))
-        try:
-            return future.result(timeout=RENDER_TIMEOUT_S)
-        except FutureTimeout:
-            raise ConfigError(
-                f"the {self.driver} speech engine gave no answer in {RENDER_TIMEOUT_S:.0f} s"
-            ) from None
-
-    def _ensure_started(self) -> None:
-        with self._start_lock:
-            if self._start_error is not None:
-                raise ConfigError(str(self._start_error))
-            if self._thread is not None:
-                return
-            started: Future[None] = Future()
-            thread = threading.Thread(
-                target=self._run, args=(started,), name=f"speech-{self.driver}", daemon=True
-            )
-            thread.start()
-            try:
-                started.result(timeout=RENDER_TIMEOUT_S)
-            except ConfigError as error:
-                self._start_error = error
-                raise
-            self._thread = thread
-
-    def _run(self, started: Future[None]) -> None:
-        try:
-            engine = self._start_engine()
-        except ConfigError as error:
-            started.set_exception(error)
-            return
-        started.set_result(None)
-        while (job := self._jobs.get()) is not None:
-            work, future = job
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(work(engine))
-            except BaseException as error:  # handed to the caller's thread
-                future.set_exception(error)
-
-    def _start_engine(self) -> Any:
-        pyttsx3 = require("pyttsx3")
-        if self.driver == "sapi5":
-            with contextlib.suppress(ImportError):
-                importlib.import_module("pythoncom").CoInitialize()
-        try:
-            engine = pyttsx3.Engine(self.driver)
-        except (ImportError, OSError, RuntimeError) as error:
-            raise ConfigError(
-                f"the {self.driver} speech driver does not start ({error}): "
-                f"{_DRIVER_HINTS.get(self.driver, 'pip install pyttsx3')}"
-            ) from None
-        module = sys.modules.get(f"pyttsx3.drivers.{self.driver}")
-        if module is not None:
-            module.print = _driver_print  # type: ignore[attr-defined]
-        return engine
-
-    def _list_voices(self, engine: Any) -> list[VoiceInfo]:
-        voices: list[VoiceInfo] = []
-        for voice in engine.getProperty("voices") or []:
-            languages = list(getattr(voice, "languages", None) or [])
-            voices.append(voice_info(self.driver, str(voice.id), voice.name, languages))
-        return voices
-
-    def _espeak_idle(self) -> None:
-        espeak = sys.modules.get("pyttsx3.drivers._espeak")
-        if espeak is None:
-            return
-        deadline = time.monotonic() + RENDER_TIMEOUT_S
-        while espeak.IsPlaying():
-            if time.monotonic() > deadline:
-                raise ConfigError(f"espeak did not finish a line in {RENDER_TIMEOUT_S:.0f} s")
-            time.sleep(0.001)
-
-    def _render(
-        self, engine: Any, text: str, path: Path, voice: VoiceInfo | None, rate: int
-    ) -> None:
-        # pyttsx3 starts espeak in AUDIO_OUTPUT_RETRIEVAL mode: synthesis, parameter changes
-        # and the callback that writes the file run on espeak's own thread, and runAndWait
-        # returns without waiting for them.  Waiting for espeak to be idle after each step
-        # keeps a file from being read half-written and a rate change from landing late.
-        settle = self._espeak_idle if self.driver == "espeak" else _nothing
-        setting = (voice.native_id if voice else None, rate)
-        for _ in range(2):
-            if setting != self._setting:
-                if voice is not None:
-                    engine.setProperty("voice", voice.native_id)
-                engine.setProperty("rate", rate)
-                settle()
-                self._setting = setting
-            path.unlink(missing_ok=True)
-            engine.save_to_file(text, str(path))
-            engine.runAndWait()
-            settle()
-            # A property change that did not land (a line at espeak's default 200 words a
-            # minute was seen once in a long game) is set again and the line rendered again.
-            if self.driver != "espeak" or _close(engine.getProperty("rate"), rate):
-                break
-            self._setting = None
-        size = path.stat().st_size if path.exists() else 0
-        if size <= 64:
-            raise OSError(errno.EIO, f"the {self.driver} speech engine wrote no audio", str(path))
-        self._renders += 1
-
-
-# --- the cache -------------------------------------------------------------------------------
+# Every engine's audio is kept as 16-bit WAV, whatever the engine wrote itself.
+SUFFIX = ".wav"
 
 
 def default_cache_folder() -> Path:
-    platformdirs = importlib.import_module("platformdirs")
+    platformdirs = require("platformdirs")
     folder: Path = platformdirs.user_cache_path("narrator") / "speech"
     return folder
 
@@ -702,7 +315,7 @@ class SpeechCache:
             ensure_ascii=False,
         )
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-        return self.folder / f"{digest}{self.renderer.extension}"
+        return self.folder / f"{digest}{SUFFIX}"
 
     def _usable(self, folder: Path) -> Path:
         problem = _writable(folder)
@@ -751,9 +364,12 @@ class SpeechCache:
                         self.pronunciation.apply(text, self.renderer.name)
                         for text in (context[0], context[2])
                     )
-                    self.renderer.render_span(before, said, after, partial, self.voice, self.rate)
+                    audio = self.renderer.synthesize_span(
+                        before, said, after, self.voice, self.rate
+                    )
                 else:
-                    self.renderer.render(said, partial, self.voice, self.rate)
+                    audio = self.renderer.synthesize(said, self.voice, self.rate)
+                write_clip(partial, audio)
                 os.replace(partial, path)
             except OSError as error:
                 partial.unlink(missing_ok=True)
@@ -785,7 +401,7 @@ class SpeechCache:
         if self._fixed_engine:
             return False
         self._failed.add(self.voice.driver)
-        after = engines.next_voice(self.lang, self.voice, self._failed)
+        after = next_voice(self.lang, self.voice, self._failed)
         if after is None:
             return False
         _LOGGER.warning(
@@ -812,114 +428,10 @@ class SpeechCache:
 
 
 def _read(path: Path) -> Clip | None:
-    """The audio of a cached file (WAV or AIFF); None, and the file removed, when it is broken."""
-    soundfile = require("soundfile")
+    """The audio of a cached file; None, and the file removed, when it is broken."""
     try:
-        samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-    except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
+        return read_clip(path)
+    except OSError as error:
         _LOGGER.warning("speech file %s is unreadable (%s); rendering it again", path, error)
         path.unlink(missing_ok=True)
         return None
-    return Clip(np.ascontiguousarray(samples, dtype=np.float32), int(rate))
-
-
-# --- what a game may say --------------------------------------------------------------------
-
-# Sections that are only ever shown on the screen, never spoken.
-SILENT_SECTIONS = frozenset(
-    {
-        "screen",
-        "reason",
-        "prompt",
-        "label",
-        "secret",
-        "role",
-        "winner",
-        "tui",
-        "setup",
-        "shown",
-        "keys",
-        "answer",
-        "cause",
-    }
-)
-# The sections of common.toml that a game speaks from (the rest is screen text).
-SPOKEN_SHARED = frozenset({"deal", "timer", "reveal", "undo"})
-# A variant whose catalog section is not called like the variant.
-SECTION_OF = {"sport_mafia": "sport"}
-DEFAULT_SEATS = 12
-CENTER_CARDS = range(1, 6)  # onenight's centre_cards switch: 1–5
-CYCLES = range(1, 31)  # halloween's cycle_limit switch: 1–30
-# A line with more combinations than this is rendered on demand at game time.
-MOST_COMBINATIONS = 200
-
-
-def _tables(lang: str, file: str) -> list[str]:
-    part = resources.files("narrator.voice").joinpath("lines", lang, file)
-    if not part.is_file():
-        return []
-    return [name for name, value in tomllib.loads(part.read_text("utf-8")).items() if value]
-
-
-def _sections(lang: str, variant: Variant) -> list[str]:
-    """The catalog sections a game of ``variant`` speaks from: its own, then the shared ones."""
-    own = [*_tables(lang, f"{variant.name}.toml"), SECTION_OF.get(variant.name, variant.name)]
-    shared = [s for s in _tables(lang, "common.toml") if s in SPOKEN_SHARED]
-    return [s for s in dict.fromkeys([*own, *shared]) if s not in SILENT_SECTIONS]
-
-
-def spoken_keys(lang: str, variant: str | None) -> list[str]:
-    """Every catalog key a game of ``variant`` (None: of any game) may say, in catalog order."""
-    catalog = load_catalog(lang)
-    names = [variant] if variant is not None else list(known_names())
-    sections: set[str] = set()
-    for name in names:
-        sections.update(_sections(lang, get_variant(name)))
-    return [key for key in catalog.lines if key.split(".", 1)[0] in sections]
-
-
-def _domains(variant: Variant) -> dict[str, Sequence[Param]]:
-    seats = variant.seat_counts
-    last = seats.stop - 1 if len(seats) else DEFAULT_SEATS
-    return {
-        "seat": range(1, last + 1),
-        "players": seats,
-        "count": range(0, last + 1),
-        "center": CENTER_CARDS,
-        "index": CENTER_CARDS,
-        "cycles": CYCLES,
-        "role": [RoleName(role) for role in variant.roles],
-    }
-
-
-def _fillings(
-    names: frozenset[str], domains: Mapping[str, Sequence[Param]]
-) -> Iterator[dict[str, Param]]:
-    order = sorted(names)
-    for values in itertools.product(*(domains[name] for name in order)):
-        yield dict(zip(order, values, strict=True))
-
-
-def lines_to_render(lang: str, variant: str | None) -> list[str]:
-    """Every displayed line a game of ``variant`` (None: any game) may say, each once.
-
-    Placeholders are filled over practical domains: seats 1…the variant's largest
-    table, roles of the variant, small counts.  Lines with a ``{seats}`` list, with
-    a placeholder of no known domain (halloween's free composition) or with more
-    than MOST_COMBINATIONS fillings are left out: they are rendered when said.
-    """
-    catalog = load_catalog(lang)
-    names = [variant] if variant is not None else list(known_names())
-    texts: dict[str, None] = {}
-    for name in names:
-        rules = get_variant(name)
-        domains = _domains(rules)
-        for key in spoken_keys(lang, name):
-            wanted = placeholders(catalog.lines[key])
-            if not wanted <= domains.keys():
-                continue
-            if math.prod(len(domains[p]) for p in wanted) > MOST_COMBINATIONS:
-                continue
-            for params in _fillings(wanted, domains):
-                texts[catalog.text(key, params)] = None
-    return list(texts)

@@ -32,7 +32,6 @@ import atexit
 import collections
 import contextlib
 import errno
-import importlib
 import itertools
 import logging
 import os
@@ -49,8 +48,11 @@ from typing import IO
 import numpy as np
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.engines import FESTIVAL, VoiceInfo, install_hint, quality
+from narrator.sound.clip import Clip
+from narrator.voice.audio_file import scratch_folder, taken
+from narrator.voice.engines import FESTIVAL, EngineInfo, VoiceInfo, quality
 from narrator.voice.engines.tempo import SPEEDS, at_speed
+from narrator.voice.install import engine_hint
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -273,7 +275,6 @@ class FestivalEngine:
     """
 
     name = FESTIVAL
-    extension = ".wav"
     version = VERSION
 
     def __init__(self, program: str | None = None) -> None:
@@ -284,10 +285,11 @@ class FestivalEngine:
         self._jobs = itertools.count(1)
         self._renders = 0
         self._exit_hook = False
+        self._folder: Path | None = None
 
     @property
     def renders(self) -> int:
-        """How many files this engine has written."""
+        """How many lines this engine has said."""
         return self._renders
 
     @property
@@ -300,10 +302,13 @@ class FestivalEngine:
         """The ``festival`` program; ConfigError with the install hint when there is none."""
         found = self._program or shutil.which("festival")
         if not found:
-            raise ConfigError(f"Festival is not installed: {install_hint(FESTIVAL)}")
+            raise ConfigError(f"Festival is not installed: {engine_hint(FESTIVAL)}")
         return found
 
     # -- voices --------------------------------------------------------------------------
+
+    def info(self) -> EngineInfo:
+        return EngineInfo(self.name, self.version, tuple(self.voices()))
 
     def voices(self) -> list[VoiceInfo]:
         """Every installed Festival voice, asked of Festival once per process."""
@@ -360,22 +365,25 @@ class FestivalEngine:
 
     # -- rendering -----------------------------------------------------------------------
 
-    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
-        """Write ``text`` said by ``voice`` at ``rate`` wpm to ``path`` (WAV); OSError if not."""
+    def synthesize(self, text: str, voice: VoiceInfo | None, rate: int) -> Clip:
+        """``text`` said by ``voice`` at ``rate`` wpm; OSError when Festival cannot say it."""
         if voice is None:
             voice = next(iter(self.voices()), None)
             if voice is None:
-                raise OSError(errno.ENOENT, "Festival has no voices", install_hint(FESTIVAL))
+                raise OSError(errno.ENOENT, "Festival has no voices", engine_hint(FESTIVAL))
         if not _VOICE_NAME.fullmatch(voice.native_id):
             raise OSError(errno.EINVAL, f"not a Festival voice name: {voice.native_id!r}")
         words = prepared(text)
         if not words:
             raise OSError(errno.EINVAL, f"nothing Festival can say in {text!r}")
         with self._lock:
+            if self._folder is None:
+                self._folder = scratch_folder(FESTIVAL)
+            path = self._folder / "line.wav"
             for attempt in range(2):
                 process = self._started()
                 try:
-                    self._say(process, words, path, voice, rate)
+                    clip = self._say(process, words, path, voice, rate)
                     break
                 except OSError as error:
                     # A long-lived process can go wrong inside and fail line after line
@@ -397,6 +405,7 @@ class FestivalEngine:
                         ) from None
                     _LOGGER.warning("festival stopped (%s); starting it again", why)
             self._renders += 1
+        return clip
 
     def _started(self) -> _Process:
         process = self._process
@@ -424,7 +433,7 @@ class FestivalEngine:
             self._exit_hook = True
         return process
 
-    def _say(self, process: _Process, words: str, path: Path, voice: VoiceInfo, rate: int) -> None:
+    def _say(self, process: _Process, words: str, path: Path, voice: VoiceInfo, rate: int) -> Clip:
         if process.voice != voice.native_id:
             process.synth_method = process.ask(
                 f"(voice_{voice.native_id})",
@@ -450,11 +459,10 @@ class FestivalEngine:
             next(self._jobs),
             RENDER_TIMEOUT_S,
         )
-        size = path.stat().st_size if path.exists() else 0
-        if size <= 64:
-            raise OSError(errno.EIO, f"festival wrote no audio for {words!r}", str(path))
+        clip = taken(path, f"festival wrote no audio for {words!r}")
         if process.synth_method == "Cluster" and abs(factor - 1.0) >= 1e-3:
-            _stretch_file(path, factor)
+            return _stretched(clip, factor)
+        return clip
 
     def close(self) -> None:
         """Stop the festival process; the next render starts a new one.
@@ -467,11 +475,9 @@ class FestivalEngine:
             process.stop()
 
 
-def _stretch_file(path: Path, speed: float) -> None:
-    """Rewrite the WAV at ``path`` ``speed`` times as fast, at the same pitch."""
-    soundfile = importlib.import_module("soundfile")
-    samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-    mono = np.ascontiguousarray(samples.mean(axis=1), dtype=np.float32)
+def _stretched(clip: Clip, speed: float) -> Clip:
+    """``clip`` (made mono) ``speed`` times as fast, at the same pitch."""
+    mono = np.ascontiguousarray(clip.samples.mean(axis=1), dtype=np.float32)
     low, high = SPEEDS
-    faster = at_speed(mono, int(rate), min(max(speed, low), high))
-    soundfile.write(str(path), faster, int(rate), subtype="PCM_16", format="WAV")
+    faster = at_speed(mono, clip.rate, min(max(speed, low), high))
+    return Clip(np.ascontiguousarray(faster.reshape(-1, 1)), clip.rate)

@@ -4,14 +4,14 @@ Only the voices bundled in the package are offered: hibari fetches its other
 voices from the internet on first use, and a table game must never wait for a
 download (or fail without a network).  The model is loaded once per process, at
 the first line (about 190 MB with onnxruntime), and renders at a real-time
-factor of 0.02–0.05 on one core.  Its 24 kHz float output is written as 16-bit
-WAV; its ``speed`` follows the rate (1.0 at 170 words a minute, its own pace:
+factor of 0.02–0.05 on one core.  Its output is handed over as it comes, float
+samples at 24 kHz; its ``speed`` follows the rate (1.0 at 170 words a minute, its own pace:
 173 words a minute measured on a game's lines).  A fixed noise seed makes a
 line render to the same samples every time.  Its output is quiet with silence
 at both ends: the cache levels every clip it reads (``narrator.sound.loudness``).
 
 A part of a voice pack can be said inside its sentence and cut out of it
-(``render_span``): the model predicts how long each phoneme lasts before it
+(``synthesize_span``): the model predicts how long each phoneme lasts before it
 draws the spectrum, and that tensor is made an output of the loaded model, so
 the samples of the words are known exactly.  «Player number» cut out of
 «Player number one, open your eyes…» keeps the pace and tune of the middle of a
@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.engines import HIBARI, VoiceInfo, install_hint, quality
+from narrator.sound.clip import Clip
+from narrator.voice.engines import HIBARI, EngineInfo, VoiceInfo, quality
+from narrator.voice.install import engine_hint
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,7 +43,7 @@ SPEEDS = (0.5, 2.0)  # the range hibari documents for ``speed``
 SEED = 0
 VERSION = "1"
 # The phoneme durations inside hibari 0.2's model (frames of 2 hops each, one per
-# phoneme id), made an output of the loaded model for ``render_span``.
+# phoneme id), made an output of the loaded model for ``synthesize_span``.
 DURATIONS = "/Clip_output_0"
 # How far a cut reaches past the words' own phonemes, each side.  The model draws
 # 50 ms spectrum frames (n_fft 1200 at 24 kHz) around its 12.5 ms hops, so a
@@ -87,7 +89,6 @@ class HibariEngine:
     """hibari's bundled voices; one model per voice, loaded once and kept for the process."""
 
     name = HIBARI
-    extension = ".wav"
     version = VERSION
 
     def __init__(self) -> None:
@@ -101,7 +102,7 @@ class HibariEngine:
 
     @property
     def renders(self) -> int:
-        """How many files this engine has written."""
+        """How many lines this engine has said."""
         return self._renders
 
     @property
@@ -112,8 +113,11 @@ class HibariEngine:
     def _problem(self) -> str | None:
         for module in ("hibari", "onnxruntime"):
             if importlib.util.find_spec(module) is None:
-                return f"hibari-tts is not installed ({module} is missing): {install_hint(HIBARI)}"
+                return f"hibari-tts is not installed ({module} is missing): {engine_hint(HIBARI)}"
         return None
+
+    def info(self) -> EngineInfo:
+        return EngineInfo(self.name, self.version, tuple(self.voices()))
 
     def voices(self) -> list[VoiceInfo]:
         """The voices inside the package (its other voices would be downloaded: not offered)."""
@@ -178,8 +182,8 @@ class HibariEngine:
             _LOGGER.info("hibari's phoneme durations are not available (%s)", error)
             return None
 
-    def render(self, text: str, path: Path, voice: VoiceInfo | None, rate: int) -> None:
-        """Write ``text`` by ``voice`` at ``rate`` wpm to ``path`` as 16-bit WAV; OSError if not."""
+    def synthesize(self, text: str, voice: VoiceInfo | None, rate: int) -> Clip:
+        """``text`` said by ``voice`` at ``rate`` wpm, at the model's rate; OSError if not."""
         name = voice.native_id if voice is not None else "heart"
         with self._lock:
             model = self._model(name)
@@ -189,33 +193,29 @@ class HibariEngine:
                 raise OSError(errno.EIO, f"hibari could not say {text!r} ({error})") from None
             if audio.size == 0 or not np.isfinite(audio).all():
                 raise OSError(errno.EIO, f"hibari said nothing for {text!r}")
-            self._write(path, audio, model)
+            return self._clip(audio, model)
 
-    def render_span(
-        self, before: str, words: str, after: str, path: Path, voice: VoiceInfo | None, rate: int
-    ) -> None:
-        """Say ``before words after`` as one sentence and write only the ``words`` to ``path``.
+    def synthesize_span(
+        self, before: str, words: str, after: str, voice: VoiceInfo | None, rate: int
+    ) -> Clip:
+        """Say ``before words after`` as one sentence and hand back only the ``words``.
 
         Where the durations cannot be had (another model, a sentence too long for
-        one pass) the words are said on their own instead, as ``render`` says them.
+        one pass) the words are said on their own instead, as ``synthesize`` says them.
         """
         name = voice.native_id if voice is not None else "heart"
         with self._lock:
             model = self._model(name)
             audio = self._span(model, name, before, words, after, _speed(rate))
         if audio is None:
-            self.render(words, path, voice, rate)
-            return
-        self._write(path, audio, model)
+            return self.synthesize(words, voice, rate)
+        return self._clip(audio, model)
 
-    def _write(self, path: Path, audio: np.ndarray, model: Any) -> None:
-        """``audio`` at the model's rate as 16-bit WAV at ``path``, counted as a render."""
-        soundfile = importlib.import_module("soundfile")
-        rate_hz = int(getattr(model, "sample_rate", 24000))
-        soundfile.write(
-            str(path), np.clip(audio, -1.0, 1.0), rate_hz, subtype="PCM_16", format="WAV"
-        )
+    def _clip(self, audio: np.ndarray, model: Any) -> Clip:
+        """``audio`` at the model's rate, in [-1, 1], counted as a render."""
         self._renders += 1
+        mono = np.clip(audio, -1.0, 1.0).astype(np.float32).reshape(-1, 1)
+        return Clip(np.ascontiguousarray(mono), int(getattr(model, "sample_rate", 24000)))
 
     def _span(
         self, model: Any, name: str, before: str, words: str, after: str, speed: float

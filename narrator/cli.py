@@ -4,17 +4,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from narrator.limits import MAX_ANSWER_S
 from narrator.rules.errors import NarratorError
+from narrator.settings import (
+    DEMO,
+    FIELDS,
+    MIC_TEST,
+    PLAY,
+    RESUME,
+    SPOKEN,
+    SettingError,
+    TableSettings,
+    checked,
+    choices_of,
+    default_of,
+    expected,
+    flag_of,
+    is_duration,
+    number_kind,
+    seats_text,
+)
+from narrator.voice.catalog import LANGUAGES
 
 MAX_OPTION_CHARS = 1000
-MIN_RATE, MAX_RATE = 40, 600  # words per minute
 
 
 def one_line(text: str) -> str:
@@ -45,37 +61,89 @@ def _option(text: str) -> tuple[str, Any]:
     return key.strip(), parsed
 
 
+def _typed(name: str) -> Callable[[str], Any]:
+    """The check of the table setting ``name`` (the model's), as argparse calls it."""
+
+    def check(text: str) -> Any:
+        try:
+            return checked(name, text)
+        except SettingError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    check.__name__ = name  # argparse names it in its own messages
+    return check
+
+
 def _seconds(text: str) -> float:
-    """A time in seconds: a finite number above 0 (and at most an hour)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_ANSWER_S):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: expected seconds above 0 and at most {MAX_ANSWER_S:g}"
-        )
+    """A time in seconds, as a day answer's time takes it."""
+    value: float = _typed("answer_s")(text)
     return value
 
 
 def _path(text: str) -> Path:
-    """A file or folder name; an empty one would silently mean the current folder."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path (give a file or folder name)")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError(f"{text!r}: a path cannot contain a NUL character")
-    return Path(text)
-
-
-def _rate(text: str) -> int:
-    """Words per minute of the system voice."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not MIN_RATE <= value <= MAX_RATE:
-        raise argparse.ArgumentTypeError(f"{value}: expected {MIN_RATE}–{MAX_RATE} words a minute")
+    """A file or folder name, checked as the settings' paths are."""
+    value: Path = _typed("record_dir")(text)
     return value
+
+
+def _setting_flags(parser: argparse.ArgumentParser, command: str) -> None:
+    """The flags of the table settings ``command`` takes, from ``TableSettings``: its
+    help, its range and its check. A flag not typed leaves no value (``typed_settings``)."""
+    for name, spec in FIELDS.items():
+        flag = flag_of(name)
+        if flag is None or command not in flag.commands:
+            continue
+        option = flag.name or "--" + name.replace("_", "-")
+        words = spec.description or ""
+        if flag.negated:
+            parser.add_argument(
+                "--no-" + name.replace("_", "-"),
+                action="store_false",
+                dest=name,
+                default=argparse.SUPPRESS,
+                help=f"no {words}",
+            )
+            continue
+        if spec.annotation is bool:
+            parser.add_argument(
+                option, action="store_true", dest=name, default=argparse.SUPPRESS, help=words
+            )
+            continue
+        default, choices = default_of(name), choices_of(name)
+        if number_kind(spec.annotation) is not None:
+            words += f" ({expected(name)})"
+        if default is not None:
+            words += (
+                f" (default: {default:g})"
+                if number_kind(spec.annotation)
+                else f" (default: {default})"
+            )
+        parser.add_argument(
+            option,
+            dest=name,
+            default=argparse.SUPPRESS,
+            type=_typed(name),
+            choices=choices or None,
+            nargs="?" if flag.const is not None else None,
+            const=flag.const,
+            metavar=flag.metavar or (None if choices else option.lstrip("-").upper()),
+            help=words,
+        )
+
+
+def _lang(
+    parser: argparse.ArgumentParser,
+    default: str | None = "ru",
+    choices: Sequence[str] = LANGUAGES,
+    **more: Any,
+) -> None:
+    """``--lang`` of a command outside the table: one of the table's languages."""
+    parser.add_argument("--lang", default=default, choices=choices, **more)
+
+
+def typed_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The table settings typed on the command line, by name."""
+    return {name: value for name, value in vars(args).items() if name in FIELDS}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -85,42 +153,11 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="host a game at the table")
-    play.add_argument("game", help="which game: onenight, sport_mafia, ... (see `narrator games`)")
-    play.add_argument(
-        "--players",
-        type=int,
-        default=None,
-        help="number of players (default: the middle of the game's range; sport_mafia: 10)",
-    )
-    play.add_argument(
-        "--lang", default=None, choices=["ru", "en"], help="language of the host (default: ru)"
-    )
-    play.add_argument(
-        "--text", action="store_true", help="the plain terminal host instead of the full screen"
-    )
-    play.add_argument(
-        "--seed", type=int, default=None, help="seed of the deal (same seed, same game)"
-    )
+    play.add_argument("game", help=FIELDS["game"].description)
     play.add_argument("--window", type=float, default=None, help="length of each wake window, s")
     play.add_argument("--discussion", type=float, default=None, help="discussion length, s")
-    play.add_argument(
-        "--answer-time",
-        type=_seconds,
-        default=None,
-        help="time for each day answer (a vote), s (default: 60)",
-    )
     _rule_options(play)
-    play.add_argument(
-        "--demo",
-        action="store_true",
-        help="play a demo game with random answers (automatic when nobody is at the keyboard)",
-    )
-    play.add_argument("--record-dir", type=_path, default=None, help="where game records go")
-    play.add_argument(
-        "--silent", action="store_true", help="do not speak: the lines are only shown"
-    )
-    _sound_options(play)
-    _listen_options(play)
+    _setting_flags(play, PLAY)
 
     resume = commands.add_parser(
         "resume", help="continue a stopped or crashed game where it stopped (--list shows them)"
@@ -129,33 +166,14 @@ def _parser() -> argparse.ArgumentParser:
         "number", nargs="?", type=int, default=None, help="which one of --list (default: 1)"
     )
     resume.add_argument("--list", action="store_true", help="list the unfinished games")
-    resume.add_argument("--lang", default=None, choices=["ru", "en"], help="language of the list")
-    resume.add_argument("--record-dir", type=_path, default=None, help="where game records are")
-    resume.add_argument("--text", action="store_true", help="the plain terminal host")
-    resume.add_argument("--silent", action="store_true", help="do not speak")
-    resume.add_argument("--demo", action="store_true", help="random answers from here on")
-    resume.add_argument(
-        "--answer-time", type=_seconds, default=None, help="time for each day answer, s"
-    )
-    _sound_options(resume)
-    _listen_options(resume)
+    _setting_flags(resume, RESUME)
 
     demo = commands.add_parser(
         "demo", help="a narrated game answered by random players, to the speakers or a file"
     )
     demo.add_argument("game", help="which game (see `narrator games`)")
-    demo.add_argument("--players", type=int, default=None, help="number of players")
-    demo.add_argument("--lang", default="ru", choices=["ru", "en"])
-    demo.add_argument("--seed", type=int, default=None)
-    demo.add_argument(
-        "--output",
-        type=_path,
-        default=None,
-        help="render to this file: .flac, .ogg or .wav (the name's ending says the format)",
-    )
     _rule_options(demo)
-    demo.add_argument("--record-dir", type=_path, default=None, help="where game records go")
-    _sound_options(demo)
+    _setting_flags(demo, DEMO)
 
     commands.add_parser(
         "voices",
@@ -168,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     build = voice_commands.add_parser(
         "build", help="render every line that is not cached yet, or (--name) a whole voice pack"
     )
-    build.add_argument("--lang", default="ru", choices=["ru", "en"])
+    _lang(build)
     build.add_argument("--variant", default=None, help="only this game's lines")
     build.add_argument(
         "--voice",
@@ -177,7 +195,9 @@ def _parser() -> argparse.ArgumentParser:
         help="e.g. festival:msu_ru_nsh_clunits, hibari:heart, espeak:zle/ru, or a bare voice id "
         "(default: the best installed voice, see `narrator voices`)",
     )
-    build.add_argument("--rate", type=_rate, default=None, help="words per minute")
+    build.add_argument(
+        "--rate", type=_typed("rate"), default=None, help=f"speech rate ({expected('rate')})"
+    )
     build.add_argument(
         "--name", default=None, help="write a voice pack of this name that speaks every line"
     )
@@ -187,7 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     record = voice_commands.add_parser(
         "record", help="record your own voice pack: the lines, then the parts of lines with numbers"
     )
-    record.add_argument("--lang", default="ru", choices=["ru", "en"])
+    _lang(record)
     record.add_argument("--pack", required=True, help="name of the voice pack")
     record.add_argument("--variant", default=None, help="only this game's lines")
     export = voice_commands.add_parser("export", help="write a voice pack as one file to share")
@@ -202,9 +222,7 @@ def _parser() -> argparse.ArgumentParser:
     imported = voice_commands.add_parser("import", help="install a voice pack from its file")
     imported.add_argument("file", type=_path, help="a file written by `narrator voice export`")
     imported.add_argument("--name", default=None, help="install it under this name")
-    imported.add_argument(
-        "--lang", default=None, choices=["ru", "en"], help="refuse a pack of another language"
-    )
+    _lang(imported, None, help="refuse a pack of another language")
 
     scenario = commands.add_parser("scenario", help="headless scenario files (SCENARIOS.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
@@ -224,7 +242,9 @@ def _simulate_commands(commands: Any) -> None:
         "simulate", help="play many games with no one at the table: win rates, lengths, causes"
     )
     simulate.add_argument("game", help="which game (see `narrator games`)")
-    simulate.add_argument("--players", type=int, default=None, help="number of players")
+    simulate.add_argument(
+        "--players", type=_typed("players"), default=None, help=FIELDS["players"].description
+    )
     _rule_options(simulate)
     simulate.add_argument("--games", type=int, default=10_000, help="how many (default: 10000)")
     simulate.add_argument(
@@ -244,7 +264,7 @@ def _simulate_commands(commands: Any) -> None:
     )
     simulate.add_argument("--seed", type=int, default=0, help="same seed, same figures")
     simulate.add_argument("--plot", type=_path, default=None, help="a PNG chart (matplotlib)")
-    simulate.add_argument("--lang", default="ru", choices=["ru", "en"])
+    _lang(simulate)
     show = commands.add_parser("show", help="draw a finished game's record as a picture")
     show.add_argument("record", type=_path, help="the .jsonl record of a finished game")
     show.add_argument(
@@ -269,40 +289,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from narrator.app import rules_rng
     from narrator.picture import draw
+    from narrator.prepared import rules_rng
     from narrator.voice.catalog import load_catalog
 
     path, lang = draw(args.record, args.output, rules_rng)
     print(load_catalog(lang).text("picture.written", {"path": path}))
     return 0
-
-
-def _listen_options(play: argparse.ArgumentParser) -> None:
-    play.add_argument(
-        "--input",
-        choices=["keypad", "voice"],
-        default=None,
-        help="voice: day answers may also be spoken (night input stays keypad only)",
-    )
-    _speech_input_options(play)
-    play.add_argument(
-        "--push-to-talk", action="store_true", help="listen only while Space is held down"
-    )
-
-
-def _speech_input_options(parser: argparse.ArgumentParser) -> None:
-    """The engine, model and microphone of spoken input: ``play`` and ``mic-test`` alike."""
-    parser.add_argument("--asr-model", type=_path, default=None, help="a Vosk model folder")
-    parser.add_argument(
-        "--asr",
-        choices=["vosk", "sphinx", "whisper"],
-        default=None,
-        help="speech engine (default: the best installed; narrator models list)",
-    )
-    parser.add_argument(
-        "--input-device", default=None, help="microphone: index or part of its name"
-    )
 
 
 def _listen_commands(commands: Any) -> None:
@@ -321,8 +314,8 @@ def _listen_commands(commands: Any) -> None:
     )
     listing.add_argument("--dir", type=_path, default=None, help="models folder (default: models/)")
     mic = commands.add_parser("mic-test", help="check the microphone and the speech model")
-    mic.add_argument("--lang", default="ru", choices=["ru", "en", "ko"])
-    _speech_input_options(mic)
+    _lang(mic)
+    _setting_flags(mic, MIC_TEST)
     mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
 
 
@@ -332,11 +325,11 @@ def _listen(args: argparse.Namespace) -> int:
     if args.command == "mic-test":
         return commands.mic_test(
             args.lang,
-            args.asr_model,
-            args.input_device,
+            getattr(args, "asr_model", None),
+            getattr(args, "input_device", None),
             sys.stdout,
             listen_s=args.seconds,
-            asr=args.asr,
+            asr=getattr(args, "asr", None),
         )
     if args.models_command == "download":
         return commands.models_download(args.lang, args.dir, args.url, sys.stdout)
@@ -355,56 +348,9 @@ def _rule_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _sound_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--voice",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="ENGINE:VOICE",
-        help="speak the lines; optionally with this voice, e.g. festival:msu_ru_nsh_clunits, "
-        "hibari:heart, espeak:zle/ru or a bare voice id (default: the best installed voice, "
-        "see `narrator voices`)",
-    )
-    parser.add_argument("--rate", type=_rate, default=None, help="speech rate, words per minute")
-    parser.add_argument("--voice-pack", default=None, help="prefer this recorded voice pack")
-    parser.add_argument("--no-knocks", action="store_true", help="no knocking sound at night")
-    parser.add_argument(
-        "--knock-volume", type=float, default=None, help="knock level, 0–1 (default: 0.35)"
-    )
-    parser.add_argument(
-        "--speech-volume", type=float, default=None, help="speech level, 0–1 (default: 0.9)"
-    )
-    parser.add_argument("--knock-density", type=float, default=3.0, help="knocks per second")
-    parser.add_argument("--ticks", action="store_true", help="tick in a window's last seconds")
-
-
-def _settings(args: argparse.Namespace, **extra: Any) -> Any:
-    from narrator.app import TableSettings
-
-    for name in ("knock_volume", "speech_volume"):
-        value = getattr(args, name)
-        if value is not None and not 0 <= value <= 1:
-            raise NarratorError(f"--{name.replace('_', '-')} {value}: expected 0–1")
-    if not 0 <= args.knock_density <= 20:
-        raise NarratorError(f"--knock-density {args.knock_density}: expected 0–20 per second")
-    return TableSettings(
-        game=args.game,
-        players=args.players,
-        lang=args.lang or "ru",
-        seed=args.seed,
-        options=dict(args.option),
-        record_dir=args.record_dir,
-        voice=args.voice,
-        rate=args.rate,
-        voice_pack=args.voice_pack,
-        knocks=not args.no_knocks,
-        knock_volume=0.35 if args.knock_volume is None else args.knock_volume,
-        speech_volume=0.9 if args.speech_volume is None else args.speech_volume,
-        knock_density=args.knock_density,
-        ticks=args.ticks,
-        **extra,
-    )
+def _settings(args: argparse.Namespace, **more: Any) -> TableSettings:
+    """The settings typed for ``args.game``, its rule switches, and ``more``."""
+    return TableSettings.of({**typed_settings(args), "options": dict(args.option), **more})
 
 
 def _scenario(args: argparse.Namespace) -> int:
@@ -422,9 +368,7 @@ def _games() -> int:
     from narrator.rules.registry import get_variant, known_names
 
     for name in known_names():
-        seats = get_variant(name).seat_counts
-        count = f"{seats.start}" if len(seats) == 1 else f"{seats.start}–{seats.stop - 1}"
-        print(f"{name}\t{count} players")
+        print(f"{name}\t{seats_text(get_variant(name).seat_counts)} players")
     return 0
 
 
@@ -435,27 +379,28 @@ def _play(args: argparse.Namespace) -> int:
     return code
 
 
-def play_settings(args: argparse.Namespace) -> Any:
+def play_settings(args: argparse.Namespace) -> TableSettings:
     """The settings of ``narrator play``: it speaks unless ``--silent``."""
-    answer_s = 60.0 if args.answer_time is None else args.answer_time
-    settings = _settings(args, answer_s=answer_s, demo=args.demo or not sys.stdin.isatty())
-    settings.voice = None if args.silent else (args.voice or "auto")  # speak by default
-    settings.silent = args.silent
-    settings.text = args.text
+    typed = typed_settings(args)
+    options = dict(args.option)
     for flag, switch, value in (
         ("--window", "window_s", args.window),
         ("--discussion", "discussion_s", args.discussion),
     ):
         if value is not None:
-            settings.options[switch] = value
+            options[switch] = value
             _check_flag(args.game, flag, switch)
-    settings.input = args.input or "keypad"
-    settings.given = given_on_command_line(args)
-    settings.asr_model = args.asr_model
-    settings.asr = args.asr
-    settings.input_device = args.input_device
-    settings.push_to_talk = args.push_to_talk
-    return settings
+    silent = typed.get("silent", False)
+    return TableSettings.of(
+        {
+            **typed,
+            "game": args.game,
+            "options": options,
+            "demo": typed.get("demo", False) or not sys.stdin.isatty(),
+            "voice": None if silent else typed.get("voice", SPOKEN),  # speak by default
+            "given": given_on_command_line(args),
+        }
+    )
 
 
 def _check_flag(game: str, flag: str, switch: str) -> None:
@@ -467,46 +412,34 @@ def _check_flag(game: str, flag: str, switch: str) -> None:
     fields = get_variant(game).switches.model_fields
     if switch in fields:
         return
-    lengths = ", ".join(f"-o {name}=S" for name in fields if name.endswith("_s"))
+    lengths = ", ".join(f"-o {name}=S" for name, spec in fields.items() if is_duration(name, spec))
     raise NarratorError(f"{flag}: {game} has no {switch}; its lengths are {lengths}")
 
 
 def given_on_command_line(args: argparse.Namespace) -> frozenset[str]:
-    """The settings typed on the command line: they win over the remembered ones."""
-    given = {
-        field
-        for field, value in (
-            ("players", args.players),
-            ("lang", args.lang),
-            ("answer_s", args.answer_time),
-            ("input", args.input),
-            ("voice_pack", args.voice_pack),
-            ("knock_volume", args.knock_volume),
-            ("speech_volume", args.speech_volume),
-        )
-        if value is not None
-    }
-    if args.voice is not None or args.silent:
+    """The settings typed on the command line: they win over the remembered ones.
+    ``--silent`` is a choice of voice."""
+    given = set(typed_settings(args))
+    if "silent" in given:
         given.add("voice")
-    if args.no_knocks:
-        given.add("knocks")
     return frozenset(given)
 
 
 def _resume(args: argparse.Namespace) -> int:
     from narrator.app import resume_at_table
 
-    args.game, args.players, args.seed, args.option = "onenight", None, None, []
+    args.game, args.option = "onenight", []
     args.window = args.discussion = None
     settings = play_settings(args)  # the game, its rules and its deal come from the record
-    code: int = resume_at_table(settings, args.number, args.list, args.answer_time)
+    answer_s = getattr(args, "answer_s", None)
+    code: int = resume_at_table(settings, args.number, args.list, answer_s)
     return code
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from narrator.app import demo
+    from narrator.demo import DEMO_ANSWER_S, demo
 
-    code: int = demo(_settings(args, output=args.output, answer_s=10.0))
+    code: int = demo(_settings(args, answer_s=DEMO_ANSWER_S))
     return code
 
 
@@ -551,23 +484,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 def after_crash(args: argparse.Namespace, started: float) -> str:
     """The line after a crashed game, in its language: how to go on with it (the newest
     unfinished game written since ``started``), or that no game was under way."""
-    lang = args.lang or "ru"
+    lang = getattr(args, "lang", default_of("lang"))
+    record_dir = getattr(args, "record_dir", None)
     try:
         import shlex
 
-        from narrator.app import unfinished_games
         from narrator.host.journal import default_record_dir
+        from narrator.unfinished import unfinished_games
         from narrator.voice.catalog import load_catalog
 
-        folder = args.record_dir or default_record_dir()
+        folder = record_dir or default_record_dir()
         games = unfinished_games(folder)
         ours = [n for n, g in enumerate(games, 1) if g.path.stat().st_mtime >= started - 1]
         if not ours:
             return load_catalog(lang).text("supervise.crashed_no_game")
         number = ours[0]
         words = ["narrator", "resume", *([str(number)] if number > 1 else [])]
-        words += ["--text"] if args.text else []
-        words += ["--record-dir", str(args.record_dir)] if args.record_dir else []
+        words += ["--text"] if getattr(args, "text", False) else []
+        words += ["--record-dir", str(record_dir)] if record_dir else []
         command = shlex.join(words)
         return load_catalog(games[number - 1].lang).text("supervise.crashed", {"command": command})
     except Exception:  # a crash that breaks the game's own modules too: the command alone

@@ -67,7 +67,8 @@ def cold_render(lang: str, variant: str) -> tuple[float, int]:
 
 PROCESS_START = """
 import sys
-from narrator.app import TableSettings, speech_source
+from narrator.settings import TableSettings
+from narrator.speaking import speech_source
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import OfflineOutput
 from narrator.voice.catalog import load_catalog

@@ -26,11 +26,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from narrator.app import TableSettings, prepare, render_offline, speech_source  # noqa: E402
+from narrator.demo import render_offline  # noqa: E402
 from narrator.host.terminal import Terminal  # noqa: E402
+from narrator.prepared import prepare  # noqa: E402
+from narrator.settings import TableSettings  # noqa: E402
 from narrator.sound.clip import MIX_RATE, Samples  # noqa: E402
 from narrator.sound.narration import FORMATS, NarrationFile, NarrationFormat  # noqa: E402
 from narrator.sound.output import BLOCK  # noqa: E402
+from narrator.speaking import speech_source  # noqa: E402
 
 
 def render_demo(game: str, lang: str, seed: int, records: Path) -> Samples:

@@ -163,8 +163,8 @@ class BenchKeys:
 
 
 def settings_of(game: str, lang: str, records: Path) -> Any:
-    from narrator.app import TableSettings
     from narrator.rules.registry import get_variant
+    from narrator.settings import TableSettings
 
     options: dict[str, Any] = {}
     if "window_s" in get_variant(game).switches.model_fields:
@@ -201,7 +201,8 @@ def stop_sound(state: dict[str, Any]) -> Any:
 
 def child_game(game: str, lang: str, records: Path, config: Path) -> dict[str, Any]:
     """One new game: «Начать», the first line, an undo, a stop."""
-    from narrator.app import prepare, table_app
+    from narrator.app import table_app
+    from narrator.prepared import prepare
 
     marks = Marks()
     hook(marks)
@@ -250,7 +251,8 @@ def child_game(game: str, lang: str, records: Path, config: Path) -> dict[str, A
 
 def child_resume(records: Path) -> dict[str, Any]:
     """``narrator resume`` of the stopped game in a new process: its first line."""
-    from narrator.app import prepare_resumed, table_app, unfinished_games
+    from narrator.app import table_app
+    from narrator.unfinished import prepare_resumed, unfinished_games
 
     marks = Marks()
     hook(marks)

@@ -126,8 +126,10 @@ class _Placeholder:
 
 def game_lines(lang: str, game: str, seed: int) -> list[Line]:
     """Every line said in one demo game (the CLI's demo players), in order, repeats kept."""
-    from narrator.app import TableSettings, prepare, render_offline
+    from narrator.demo import render_offline
     from narrator.host.terminal import Terminal
+    from narrator.prepared import prepare
+    from narrator.settings import TableSettings
 
     with tempfile.TemporaryDirectory() as records:
         settings = TableSettings(

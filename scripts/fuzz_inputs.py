@@ -611,12 +611,15 @@ def _harness(cwd: Path) -> Iterator[None]:
     """No keyboard, no sound card, no real waiting, relative paths inside ``cwd``;
     everything put back afterwards."""
     import narrator.app as app
+    import narrator.demo as demo
+    import narrator.speaking as speaking
 
-    saved = (sys.stdin, app.RealClock, app.output_problem, signal.getsignal(signal.SIGALRM))
+    saved = (sys.stdin, app.RealClock, demo.RealClock, signal.getsignal(signal.SIGALRM))
+    problems = (speaking.output_problem, demo.output_problem)
     here = Path.cwd()
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - closed below
-    app.RealClock = FastClock  # type: ignore[assignment,misc]
-    app.output_problem = lambda: "no sound output device (fuzz run)"
+    app.RealClock = demo.RealClock = FastClock  # type: ignore[assignment,misc]
+    speaking.output_problem = demo.output_problem = lambda: "no sound output device (fuzz run)"
     signal.signal(signal.SIGALRM, _alarm)
     os.chdir(cwd)  # "--record-dir ~" makes a folder "~" here, not in the checkout
     try:
@@ -624,7 +627,8 @@ def _harness(cwd: Path) -> Iterator[None]:
     finally:
         os.chdir(here)
         sys.stdin.close()
-        sys.stdin, app.RealClock, app.output_problem = saved[0], saved[1], saved[2]
+        sys.stdin, app.RealClock, demo.RealClock = saved[0], saved[1], saved[2]
+        speaking.output_problem, demo.output_problem = problems
         signal.signal(signal.SIGALRM, saved[3])
 
 

@@ -34,7 +34,8 @@ from narrator.rules.registry import get_variant, known_names, make_switches
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.numbers import spoken
-from narrator.voice.tts import DEFAULT_RATE, SpeechCache
+from narrator.voice.rates import DEFAULT_RATE
+from narrator.voice.tts import SpeechCache
 
 
 def sample(lang: str, per_game: int, seed: int) -> list[str]:

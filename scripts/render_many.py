@@ -34,11 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from narrator.app import TableSettings, prepare, render_offline, speech_source
+from narrator.demo import render_offline
 from narrator.host.audio import SpeechSource
 from narrator.host.terminal import Terminal
+from narrator.prepared import prepare
 from narrator.rules.registry import get_variant, known_names
+from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
+from narrator.speaking import speech_source
 
 SPEECH_RATE = 22050  # espeak-ng's own rate: the mixer resamples it, as it does real speech
 

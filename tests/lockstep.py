@@ -16,7 +16,7 @@ import queue
 import threading
 from collections.abc import Callable
 
-from narrator.screen.tui import PausableClock
+from narrator.screen.keys import PausableClock
 from narrator.sound.mixer import Mixer
 from narrator.sound.output import OfflineOutput
 

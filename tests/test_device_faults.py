@@ -2,7 +2,7 @@
 
 Each test starts its own PulseAudio server (``tests/pulse.py``) and plays the toy
 game (``tests/toy_variant.py``) through the app's own wiring (``speaking`` and
-``_spoken_game``) on a thread, then breaks the sound under it: the server
+``spoken_game``) on a thread, then breaks the sound under it: the server
 stopped and started again, ``pactl exit``, the sink suspended, the microphone's
 source suspended. A game is stopped by the table (Esc, then 1) as soon as its
 recovery has been seen; the server that goes away and comes back plays on to the
@@ -22,24 +22,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from narrator.app import (
-    Prepared,
-    Speaking,
-    TableSettings,
-    _spoken_game,
-    demo_keys,
-    prepare,
-    speaking,
-    speech_source,
-    voice_input,
-)
 from narrator.host.audio import Silence
 from narrator.host.demo import DemoKeys
 from narrator.host.outage import SoundWatch
@@ -50,10 +39,14 @@ from narrator.listen.mic import FileSource
 from narrator.listen.vosk_asr import VoskLoader as ModelLoader
 from narrator.listen.words import lexicon_for
 from narrator.ports import INTERRUPT, Attempt, Clock, Live
+from narrator.prepared import Prepared, prepare
 from narrator.rules.core import Prompt, PublicView
+from narrator.session import spoken_game
+from narrator.settings import TableSettings
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer
 from narrator.sound.output import DeviceOutput
+from narrator.speaking import Speaking, demo_keys, speaking, speech_source, voice_input
 from narrator.voice.catalog import load_catalog
 from tests.harness import events, record_in
 from tests.pulse import PulseServer, missing_tools, portaudio_on
@@ -168,7 +161,7 @@ def toy_settings(tmp_path: Path, **changes: Any) -> TableSettings:
         rate=450,
         knock_density=6.0,
     )
-    return replace(settings, **changes)
+    return settings.model_copy(update=changes)
 
 
 @dataclass
@@ -230,7 +223,7 @@ def play_toy(
 
     def game() -> None:
         try:
-            result["code"] = _spoken_game(listen or settings, prepared, screen, keys, spoken, clock)
+            result["code"] = spoken_game(listen or settings, prepared, screen, keys, spoken, clock)
         except BaseException as error:  # handed to the test thread
             result["error"] = error
 
@@ -430,7 +423,7 @@ def test_portaudio_messages_are_kept_off_the_table_while_a_device_is_open() -> N
 def voice_settings(tmp_path: Path) -> tuple[TableSettings, TableSettings]:
     """The table's settings, and the ones voice input reads: the same, listening in Korean."""
     table = toy_settings(tmp_path, input="voice")
-    return table, replace(table, lang="ko", asr_model=korean_model_path())
+    return table, table.model_copy(update={"lang": "ko", "asr_model": korean_model_path()})
 
 
 def test_the_microphone_goes_away_and_the_keypad_goes_on(
@@ -471,8 +464,7 @@ def test_the_server_goes_away_with_the_microphone(pulse: PulseServer, tmp_path: 
 def test_a_missing_voice_pack_and_model_at_the_start(pulse: PulseServer, tmp_path: Path) -> None:
     """--voice, --voice-pack and --asr-model all missing: the next best, each said once."""
     settings, _ = voice_settings(tmp_path)
-    settings = replace(
-        settings,
+    settings = settings.but(
         voice="no-such-voice",
         voice_pack=str(tmp_path / "no-such-pack"),
         asr_model=tmp_path / "no-such-model",
@@ -499,7 +491,7 @@ def test_a_voice_that_does_not_exist_gives_another_of_the_language() -> None:
     assert fallbacks == ["notice.voice_missing"]
     assert source.clip("toy.night", RU.text("toy.night")).seconds > 0.5
     fallbacks.clear()
-    speech_source(replace(settings, voice="zle/ru"), "toy", None, fallbacks)
+    speech_source(settings.model_copy(update={"voice": "zle/ru"}), "toy", None, fallbacks)
     assert fallbacks == []
 
 
@@ -526,9 +518,9 @@ class NoEngine:
 def test_no_speech_engine_gives_printed_lines(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import narrator.app
+    import narrator.speaking
 
-    monkeypatch.setattr(narrator.app, "speech_source", NoEngine())
+    monkeypatch.setattr(narrator.speaking, "speech_source", NoEngine())
     settings = toy_settings(tmp_path)
     prepared = prepare(settings)
     screen = Screen()

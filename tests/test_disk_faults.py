@@ -226,8 +226,10 @@ def test_the_full_screen_with_a_full_home_starts_the_game_and_says_why(
     """Settings, key and record folders on a full disk: «Начать» starts the game (not
     «Игра окончена»), the reason is on the screen before the first line, and after a stop
     the end says the record was not saved; nothing is left on the disk."""
-    from narrator.app import TableSettings, prepare, table_app
+    from narrator.app import table_app
+    from narrator.prepared import prepare
     from narrator.screen.setup import SetupScreen
+    from narrator.settings import TableSettings
     from tests.lockstep import Lockstep
     from tests.test_tui import until
 
@@ -279,8 +281,8 @@ def test_a_game_that_cannot_start_says_why_on_the_full_screen(tmp_path: Path) ->
     screen says why there is no game, not only «Игра окончена» and the reason after it."""
     from textual.widgets import Select
 
-    from narrator.app import TableSettings
     from narrator.host.journal import unfinished_records
+    from narrator.settings import TableSettings
     from tests.test_resume import stopped_onenight
     from tests.test_tui import make_app, until
 
@@ -326,7 +328,7 @@ def test_a_record_that_fails_inside_a_night_window_is_told_after_it(disk: Any) -
     the answer, and only once."""
     import time
 
-    from narrator.app import RecordSink
+    from narrator.session import RecordSink
     from tests.harness import RecordingScreen
 
     records = disk(2 * PAGE)

@@ -248,9 +248,10 @@ def test_choosing_a_model(tmp_path: Path) -> None:
 
 
 def test_play_with_voice_input_and_no_model_is_keypad_only(tmp_path: Path) -> None:
-    from narrator.app import TableSettings, voice_input
     from narrator.host.audio import Silence
     from narrator.listen.words import lexicon_for
+    from narrator.settings import TableSettings
+    from narrator.speaking import voice_input
 
     keys, voice, sound = FakeKeypad(), FakeVoice(), Silence()  # keys: none typed
     keypad = TableSettings(game="onenight")

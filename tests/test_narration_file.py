@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from narrator import app
+from narrator import speaking
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import MIX_RATE, Clip, Samples
 from narrator.sound.mixer import Mixer, MixSettings
@@ -109,7 +109,7 @@ def test_a_file_name_no_narration_may_have_is_refused(name: str, tmp_path: Path)
 
 
 def test_the_names_the_program_chooses_are_compressed_and_accepted() -> None:
-    path = app.default_demo_path("onenight")
+    path = speaking.default_demo_path("onenight")
     assert path.suffix == DEFAULT_SUFFIX != ".wav"
     assert path.name.startswith("onenight-")
     assert narration_format(path) is not None

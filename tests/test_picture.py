@@ -8,10 +8,8 @@ record a table writes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from collections import deque
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -19,17 +17,13 @@ from xml.etree import ElementTree
 import pytest
 
 from narrator import cli
-from narrator.app import TablePorts, TableSettings, _recorded_game, prepare, rules_rng
-from narrator.host.audio import Silence
+from narrator.prepared import rules_rng
 from narrator.host.journal import Journal, read_journal
 from narrator.picture import draw, story_of
-from narrator.ports import ENTER, Attempt
-from narrator.rules import codec
-from narrator.rules.core import Prompt
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, RecordingScreen, SilentVoice
+from tests.harness import RecordingScreen
+from tests.test_story import played
 
-SHORT = {"discussion_s": 5.0, "speech_s": 5.0}
 TABLES = [
     ("onenight", 5, "ru"),
     ("halloween", 8, "en"),
@@ -38,48 +32,12 @@ TABLES = [
 ]
 
 
-class Keypad:
-    """A fake keypad: each prompt's answer depends only on its id (and a salt)."""
-
-    def __init__(self, clock: FakeClock, salt: str) -> None:
-        self.clock = clock
-        self.salt = salt
-        self.queue: deque[str] = deque()
-
-    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
-        self.queue.clear()
-        if prompt is None or prompt.calls or not prompt.options:
-            return
-        digest = hashlib.sha256(f"{self.salt}/{prompt.id}".encode()).digest()
-        option = prompt.options[digest[0] % len(prompt.options)]
-        for entry in codec.to_keys(option, prompt):
-            self.queue.extend([*entry, ENTER])
-
-    def read(self, timeout: float) -> str | Attempt | None:
-        if self.queue:
-            return self.queue.popleft()
-        if timeout <= 0:
-            return None
-        self.clock.sleep(min(timeout, 0.5))
-        return ENTER  # ends a speech, shows and hides a card
-
-
 def finished_game(
     tmp_path: Path, game: str, players: int, lang: str, seed: int = 3
 ) -> tuple[Path, RecordingScreen, list[dict[str, Any]]]:
     """One whole game at a table with its record: the record, the screen, the events."""
-    fields = set(prepare(TableSettings(game=game, players=players)).variant.switches.model_fields)
-    options = {k: v for k, v in SHORT.items() if k in fields}
-    settings = TableSettings(
-        game=game, players=players, lang=lang, seed=seed, options=options, record_dir=tmp_path
-    )
-    prepared = prepare(settings)
-    clock = FakeClock()
-    screen = RecordingScreen()
-    ports = TablePorts(Keypad(clock, f"{game}{seed}"), SilentVoice(), Silence(), clock)
-    code, record, path = _recorded_game(settings, prepared, screen, ports)
-    assert code == 0 and path is not None and path.suffix == ".jsonl"
-    return path, screen, record.events
+    screen, events, path = played(tmp_path, game, players, lang, seed)
+    return path, screen, events
 
 
 def texts(svg: Path) -> list[str]:

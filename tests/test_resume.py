@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from narrator.app import rules_rng, stream
 from narrator.host.table import Rewind, TableDriver
 from narrator.ports import ENTER, UNDO, Attempt
+from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
 from narrator.resume import replayed, unfinished
 from narrator.rules import codec
@@ -298,7 +298,9 @@ def test_a_day_answer_can_be_taken_back_and_the_record_keeps_both() -> None:
 
 def test_undo_replays_to_the_question_and_goes_on() -> None:
     """The whole loop of the app: the answer taken back, said aloud, asked again."""
-    from narrator.app import Prepared, RewindingTable, TablePorts, TableSettings
+    from narrator.prepared import Prepared
+    from narrator.session import RewindingTable, TablePorts
+    from narrator.settings import TableSettings
 
     game, players, seed = "sport_mafia", 10, 5
     variant, switches, deal = setup(game, players, seed)
@@ -364,7 +366,9 @@ def test_an_undo_asks_the_question_again_at_once_with_the_answers_that_count(
     short line (not the lines before the question, heard already, nor a line naming the
     answer, which is rendered only when said); the page keeps the «… — Принято.» lines
     of the answers that still count and says which answer went."""
-    from narrator.app import Prepared, RewindingTable, TablePorts, TableSettings
+    from narrator.prepared import Prepared
+    from narrator.session import RewindingTable, TablePorts
+    from narrator.settings import TableSettings
 
     variant, switches, deal = setup(game, players, seed)
     clock = FakeClock()
@@ -451,8 +455,10 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
     game), the stopped game goes on from where it stopped, and Enter cannot deal anew."""
     import asyncio
 
-    from narrator.app import TableSettings, prepare_resumed, table_app, unfinished_games
+    from narrator.app import table_app
     from narrator.screen.setup import SetupScreen
+    from narrator.settings import TableSettings
+    from narrator.unfinished import prepare_resumed, unfinished_games
     from tests.lockstep import Lockstep
 
     records, cut = stopped_onenight(tmp_path)
@@ -486,8 +492,8 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
 
     from textual.widgets import Select
 
-    from narrator.app import TableSettings
     from narrator.host.journal import unfinished_records
+    from narrator.settings import TableSettings
     from tests.test_tui import make_app, until
 
     records, cut = stopped_onenight(tmp_path)

@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from narrator.app import unfinished_games
 from narrator.host.journal import default_key_dir, unfinished_records
+from narrator.unfinished import unfinished_games
 from tests.harness import game_process
 
 NARRATOR = [sys.executable, "-m", "narrator.cli"]

@@ -25,14 +25,17 @@ import numpy as np
 import pexpect
 import pytest
 
-from narrator import app, cli
-from narrator.app import TableSettings, prepare, render_offline, stream, stream_seed
+from narrator import cli, speaking
+from narrator import demo as demo_module
+from narrator.demo import render_offline
 from narrator.host.journal import read_journal, unfinished_records
 from narrator.host.terminal import Terminal
 from narrator.ports import Live
+from narrator.prepared import STREAMS, prepare, stream, stream_seed
 from narrator.record import GameRecord
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import known_names
+from narrator.settings import TableSettings
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import OfflineOutput, VirtualClock
@@ -149,9 +152,9 @@ SEEDS = [0, 1, 2, 5, 11, 2**32 - 1, -7]
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_deal_the_knocks_and_the_demo_players_have_their_own_streams(seed: int) -> None:
-    seeds = {name: stream_seed(seed, name) for name in app.STREAMS}
+    seeds = {name: stream_seed(seed, name) for name in STREAMS}
     assert len(set(seeds.values())) == len(seeds)
-    firsts = {name: stream(seed, name).random() for name in app.STREAMS}
+    firsts = {name: stream(seed, name).random() for name in STREAMS}
     firsts["rules"] = random.Random(seed).random()  # the scenario runner's stream
     firsts["seed + 1"] = random.Random(seed + 1).random()  # the demo players' old stream
     assert len(set(firsts.values())) == len(firsts)
@@ -160,7 +163,7 @@ def test_the_deal_the_knocks_and_the_demo_players_have_their_own_streams(seed: i
     assert prepared.deal == shuffled_deal(
         prepared.variant.composition(5, prepared.switches), 5, stream(seed, "deal")
     )
-    keys = app.demo_keys(seed, VirtualClock(OfflineOutput(Mixer())))
+    keys = speaking.demo_keys(seed, VirtualClock(OfflineOutput(Mixer())))
     assert keys.rng.getstate() == stream(seed, "demo").getstate()
 
 
@@ -174,7 +177,7 @@ def _knocks(mixer: Mixer) -> np.ndarray[Any, Any]:
 @pytest.mark.parametrize("seed", [1, 11])
 def test_the_knock_bed_does_not_draw_from_the_deal_seed(seed: int) -> None:
     settings = TableSettings(game="onenight", seed=seed)
-    bed = _knocks(app._mixer(settings, seed))
+    bed = _knocks(speaking.mixer_for(settings, seed))
     assert np.array_equal(bed, _knocks(Mixer(MixSettings(), stream_seed(seed, "sound"))))
     assert not np.array_equal(bed, _knocks(Mixer(MixSettings(), seed)))  # the deal's seed
 
@@ -184,7 +187,7 @@ def test_another_deal_of_the_same_seed_knocks_the_same() -> None:
     for roles in ("werewolf=2,high_inquisitor=1,spirit=1", "werewolf=1,spirit=1"):
         settings = TableSettings(game="onenight", players=5, seed=4, options={"roles": roles})
         deals.append(prepare(settings).deal)
-        beds.append(_knocks(app._mixer(settings, 4)))
+        beds.append(_knocks(speaking.mixer_for(settings, 4)))
     assert deals[0] != deals[1]
     assert np.array_equal(beds[0], beds[1])
 
@@ -386,7 +389,7 @@ def test_a_demo_output_is_checked_before_anything_is_rendered(
     def rendering(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("speech rendered before the output was checked")
 
-    monkeypatch.setattr(app, "speech_source", rendering)
+    monkeypatch.setattr(demo_module, "speech_source", rendering)
     output = str(tmp_path / name) if name else ""
     code = run_main(["demo", "onenight", "--output", output, "--record-dir", str(tmp_path)])
     one_line_error(capsys, code, "--output")
@@ -558,9 +561,9 @@ def test_games_lists_a_fixed_count_once(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_the_render_progress_is_one_line_in_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
-    from narrator.app import _progress
+    from narrator.speaking import progress_bar
 
     for done in range(11):
-        _progress(done, 10)
+        progress_bar(done, 10)
     err = capsys.readouterr().err
     assert err == "rendering speech: 10/10 lines\n"

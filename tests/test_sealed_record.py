@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from narrator import app
-from narrator.app import TableSettings, prepare, render_offline, stream
+from narrator import demo as demo_module
+from narrator.demo import render_offline
 from narrator.host.demo import DemoKeys
 from narrator.host.journal import (
     FRAME_BYTES,
@@ -43,8 +43,10 @@ from narrator.host.journal import (
 from narrator.host.table import GameStopped
 from narrator.host.terminal import Terminal
 from narrator.ports import Clock
+from narrator.prepared import prepare, stream
 from narrator.rules.core import Deal, Prompt
 from narrator.rules.errors import ConfigError
+from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
 from narrator.voice.catalog import load_catalog
 from tests.harness import game_process
@@ -286,7 +288,7 @@ def test_two_deals_with_one_public_timeline_leave_sealed_records_of_one_size(
     def stopping(seed: int, clock: Clock) -> StopAtDawn:
         return StopAtDawn(DemoKeys(stream(seed, "demo"), clock))
 
-    monkeypatch.setattr(app, "demo_keys", stopping)
+    monkeypatch.setattr(demo_module, "demo_keys", stopping)
     settings = TableSettings(
         game="onenight", players=3, lang="en", seed=5, answer_s=1.0, demo=True,
         options={"window_s": 1.0, "discussion_s": 1.0}, voice="auto",
@@ -296,7 +298,7 @@ def test_two_deals_with_one_public_timeline_leave_sealed_records_of_one_size(
     assert first.seats != second.seats
     records = []
     for number, deal in enumerate((first, second)):
-        chosen = replace(settings, record_dir=tmp_path / f"records{number}")
+        chosen = settings.model_copy(update={"record_dir": tmp_path / f"records{number}"})
         screen = Terminal(out=io.StringIO())
         rendered = render_offline(chosen, replace(prepare(chosen), deal=deal), EvenSpeech(), screen)
         assert rendered.code == 130

@@ -7,9 +7,8 @@ from pathlib import Path
 
 from textual.widgets import Button, Input, Select
 
-from narrator.app import TableSettings
-from narrator.screen.setup import (
-    SetupScreen,
+from narrator.screen.remembered import (
+    SetupChoice,
     initial_values,
     last_path,
     load_saved,
@@ -17,6 +16,8 @@ from narrator.screen.setup import (
     preset_path,
     save,
 )
+from narrator.screen.setup import SetupScreen
+from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
 
 
@@ -26,8 +27,8 @@ def test_saved_settings_come_back_and_the_command_line_wins(tmp_path: Path) -> N
     assert load_saved(last_path("halloween", tmp_path))["players"] == 9
     given = TableSettings(game="halloween", players=None, options={"witch_s": 15.0})
     values = initial_values(given, tmp_path)
-    assert values["players"] == 9  # remembered: not given on the command line
-    assert values["options"] == {"cycle_limit": 4, "witch_s": 15.0}
+    assert values.settings.players == 9  # remembered: not given on the command line
+    assert values.settings.options == {"cycle_limit": 4, "witch_s": 15.0}
     assert load_saved(tmp_path / "nope.json") == {}
 
 
@@ -39,7 +40,7 @@ def test_presets_are_saved_by_name(tmp_path: Path) -> None:
 def test_the_set_up_screen_saves_a_preset_and_starts(tmp_path: Path) -> None:
     from textual.app import App
 
-    chosen: list[dict[str, object]] = []
+    chosen: list[SetupChoice] = []
 
     class Host(App[None]):
         def on_mount(self) -> None:
@@ -62,25 +63,25 @@ def test_the_set_up_screen_saves_a_preset_and_starts(tmp_path: Path) -> None:
             await pilot.pause(0.2)
 
     asyncio.run(run())
-    assert chosen and chosen[0]["game"] == "sport_mafia"
+    assert chosen and chosen[0].settings.game == "sport_mafia"
     assert load_saved(last_path("sport_mafia", tmp_path))["game"] == "sport_mafia"
 
 
 def test_silent_wins_over_a_remembered_voice(tmp_path: Path) -> None:
     assert save(last_path("onenight", tmp_path), {"game": "onenight", "voice": "auto"}) is None
     silent = TableSettings(game="onenight", voice=None, silent=True)
-    assert initial_values(silent, tmp_path)["voice"] is None
+    assert initial_values(silent, tmp_path).settings.voice is None
     spoken = TableSettings(game="onenight", voice="auto")
-    assert initial_values(spoken, tmp_path)["voice"] == "auto"
+    assert initial_values(spoken, tmp_path).settings.voice == "auto"
 
 
 def test_a_number_typed_into_an_optional_number_switch_is_a_number() -> None:
     from narrator.rules.registry import get_variant, make_switches
-    from narrator.screen.setup import _number_kind
+    from narrator.settings import number_kind
 
     window = get_variant("alliance").switches.model_fields["window_s"].annotation
-    assert _number_kind(window) is float  # float | None: it was passed on as text
-    assert _number_kind(int) is int and _number_kind(str) is None
+    assert number_kind(window) is float  # float | None: it was passed on as text
+    assert number_kind(int) is int and number_kind(str) is None
     make_switches(get_variant("alliance"), {"window_s": 8.0})  # the value it now gives
 
 
@@ -89,7 +90,7 @@ def test_play_speaks_by_default_and_silent_turns_it_off() -> None:
 
     def voice(*args: str) -> str | None:
         settings = play_settings(_parser().parse_args(["play", "onenight", *args]))
-        return settings.voice  # type: ignore[no-any-return]
+        return settings.voice
 
     assert voice() == "auto"
     assert voice("--voice", "zle/ru") == "zle/ru"

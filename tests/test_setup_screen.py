@@ -13,10 +13,11 @@ import pytest
 from textual.app import App
 from textual.widgets import Input, Select, Switch
 
-from narrator.app import TableSettings
 from narrator.cli import _parser, play_settings
 from narrator.rules.registry import get_variant
-from narrator.screen.setup import RulesScreen, SetupScreen, initial_values, last_path, save
+from narrator.screen.remembered import SetupChoice, initial_values, last_path, save
+from narrator.screen.setup import RulesScreen, SetupScreen
+from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
 from tests.test_tui import screen_rows, until
 
@@ -26,9 +27,9 @@ Steps = Callable[[Any, App[None]], Awaitable[None]]
 
 def run_setup(
     settings: TableSettings, folder: Path, steps: Steps, size: tuple[int, int] = (80, 24)
-) -> list[dict[str, Any]]:
+) -> list[SetupChoice]:
     """Show the set-up screen for ``settings``, run ``steps`` with the pilot; the chosen values."""
-    chosen: list[dict[str, Any]] = []
+    chosen: list[SetupChoice] = []
 
     class Host(App[None]):
         def on_mount(self) -> None:
@@ -109,7 +110,7 @@ def test_remembered_settings_are_shown_and_defaults_bring_back_the_defaults(
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
     text = " ".join(row.strip() for row in rows)  # the notice may wrap
     assert "С прошлой игры" in text and "Обсуждение, секунд: 15" in text
-    assert chosen and "discussion_s" not in chosen[0]["options"]
+    assert chosen and "discussion_s" not in chosen[0].settings.options
 
 
 def test_the_command_line_wins_over_remembered_settings_and_the_screen_keeps_it(
@@ -126,16 +127,16 @@ def test_the_command_line_wins_over_remembered_settings_and_the_screen_keeps_it(
         pass  # «Начать» as it is
 
     chosen = run_setup(settings, tmp_path, steps)
-    assert chosen[0]["input"] == "voice" and chosen[0]["voice_pack"] == "mine"
-    assert chosen[0]["voice"] == "zle/ru"  # not turned into "auto" by the switch
-    assert chosen[0]["knock_volume"] == 0.1  # not given: the remembered one
+    assert chosen[0].settings.input == "voice" and chosen[0].settings.voice_pack == "mine"
+    assert chosen[0].settings.voice == "zle/ru"  # not turned into "auto" by the switch
+    assert chosen[0].settings.knock_volume == 0.1  # not given: the remembered one
 
 
 def test_a_plain_play_shows_what_it_takes_from_memory(tmp_path: Path) -> None:
     save(last_path("onenight", tmp_path), {"game": "onenight", "options": {"discussion_s": 15}})
     settings = play_settings(_parser().parse_args(["play", "onenight", "--discussion", "90"]))
     values = initial_values(settings, tmp_path)
-    assert values["options"]["discussion_s"] == 90  # the command line wins
+    assert values.settings.options["discussion_s"] == 90  # the command line wins
     assert "options" not in values.remembered
 
 
@@ -190,7 +191,7 @@ def test_choosing_english_shows_the_screen_in_english(tmp_path: Path) -> None:
 
     chosen = run_setup(TableSettings(game="sport_mafia", voice="auto"), tmp_path, steps)
     assert "Start" in "\n".join(rows) and "Начать" not in "\n".join(rows)
-    assert chosen[0]["lang"] == "en" and chosen[0]["voice"] is None
+    assert chosen[0].settings.lang == "en" and chosen[0].settings.voice is None
 
 
 def test_8_and_2_choose_in_a_closed_list_and_enter_keeps_the_choice(tmp_path: Path) -> None:
@@ -221,7 +222,7 @@ def test_8_and_2_choose_in_a_closed_list_and_enter_keeps_the_choice(tmp_path: Pa
         setup_of(app).query_one("#start").focus()
 
     chosen = run_setup(TableSettings(game="onenight", lang="ru"), tmp_path, steps)
-    assert seen == ["ru"] and chosen[0]["lang"] == "ru"
+    assert seen == ["ru"] and chosen[0].settings.lang == "ru"
 
 
 def test_plus_stops_only_on_fields_and_an_unnamed_preset_is_refused(tmp_path: Path) -> None:
@@ -269,4 +270,4 @@ def test_speech_volume_is_a_setting_and_is_checked(tmp_path: Path) -> None:
 
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)
     assert "0–1" in problems[0]
-    assert chosen[0]["speech_volume"] == 0.5
+    assert chosen[0].settings.speech_volume == 0.5

@@ -443,8 +443,10 @@ def test_the_seeds_own_composition_stays_the_default_where_the_seed_fixes_it() -
 def test_the_set_up_screen_deals_the_recommended_composition(tmp_path: Path) -> None:
     from collections import Counter
 
-    from narrator.app import TableSettings, chosen_game, prepare
+    from narrator.app import chosen_game
+    from narrator.prepared import prepare
     from narrator.rules.recommended import HALLOWEEN
+    from narrator.settings import TableSettings
     from narrator.voice.catalog import load_catalog
     from tests.test_setup_screen import run_setup, setup_of
 

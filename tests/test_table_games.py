@@ -35,13 +35,16 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from narrator.app import Speaking, TableSettings, prepare, table_app
+from narrator.app import table_app
 from narrator.host.audio import AudioVoice
-from narrator.host.table import question_of
+from narrator.host.words import question_of
 from narrator.ports import INTERRUPT
+from narrator.prepared import prepare
 from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
+from narrator.settings import TableSettings
 from narrator.sound.output import DeviceOutput, OfflineOutput
+from narrator.speaking import Speaking
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.tts import SpeechCache
@@ -143,7 +146,7 @@ class Table:
         self.pilot = pilot
         self.clock = clock  # the virtual clock in the test's hands; None: real time
         self.players = players
-        self.catalog = load_catalog(app.setup["lang"] if app.setup else "en")
+        self.catalog = load_catalog(app.setup.settings.lang if app.setup else "en")
         self.alive = set(range(1, players + 1))  # the test's own count, checked on hearing
         self.departures = [departure_pattern(self.catalog.lines[key]) for key in leaving]
         self.phases = ["setup", *phases]  # the game's phases in order, as the phase bar names them

@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 
-from narrator.host.table import TableDriver, Taken
+from narrator.host.table import TableDriver
 from narrator.ports import ENTER, Attempt
 from narrator.record import GameRecord
 from narrator.resume import Done, Mismatch
@@ -346,28 +346,22 @@ def test_the_stop_question_stops_only_on_yes() -> None:
 
 
 def test_the_end_screen_tells_the_game_in_words() -> None:
+    from narrator.host.ending import end_screen
     from narrator.rules.answers import SeatAnswer
-    from narrator.rules.core import Eliminate, Secret, Show
+    from narrator.rules.core import Eliminate, Secret, Show, seat_prompt
+    from narrator.story import Chronicle
 
     deal = Deal(("civilian", "sheriff", "mafia", "civilian", "don", "civilian"), ())
-    driver = TableDriver(
-        load_catalog("ru"),
-        GameRecord(),
-        voice=SilentVoice(),
-        screen=RecordingScreen(),
-        keys=ScriptedKeys(FakeClock(), []),
-        clock=FakeClock(),
-        answer_s=5,
-    )
-    driver._game = Game("sport_mafia", deal, iter(()))  # type: ignore[arg-type]
     sheriff = Tag("n1", "sheriff")
-    driver._history = [
-        ("n1", Taken((2,), SeatAnswer(3), "sheriff")),
-        ("n1", Show(sheriff, (2,), Secret.token("mafia"))),
-        ("d2", Eliminate(3, "d2", "voted")),
-    ]
+    chronicle = Chronicle()
+    chronicle.note(Phase("n1"), None)
+    chronicle.note(Ask(seat_prompt(sheriff, (2,), 6, (1, 3, 4, 5, 6))), SeatAnswer(3))
+    chronicle.note(Show(sheriff, (2,), Secret.token("mafia")), None)
+    chronicle.note(Phase("d2"), None)
+    chronicle.note(Eliminate(3, "d2", "voted"), None)
     outcome = Outcome("red", "d2", reveal={s: deal.role_of(s) for s in range(1, 7)})
-    lines = driver.timeline(outcome)
+    story = chronicle.story("sport_mafia", "ru", deal, outcome)
+    _, lines = end_screen(story, load_catalog("ru"))
     assert "Игрок номер 3: Мафия." in lines  # every seat's role
     # whom the sheriff checked, and what he found, in one line
     assert "Ночь 1: Шериф (2), проверка: 3 — Мафия" in lines, lines
@@ -423,9 +417,9 @@ def test_the_stop_question_does_not_promise_a_record_the_disk_refused() -> None:
     sink that failed."""
     import errno
 
-    from narrator.app import RecordSink
     from narrator.host.table import GameStopped
     from narrator.ports import INTERRUPT
+    from narrator.session import RecordSink
 
     catalog, screen = load_catalog("ru"), RecordingScreen()
     sink = RecordSink(screen, catalog)

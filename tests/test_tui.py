@@ -23,12 +23,19 @@ from typing import Any
 from textual.app import App
 from textual.pilot import Pilot
 
-from narrator.app import TableSettings, _run_game, chosen_game, prepare, speaking
+from narrator.app import chosen_game
+from narrator.host.journal import default_record_dir
 from narrator.ports import Live
+from narrator.prepared import prepare
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import get_variant, make_switches
-from narrator.screen.setup import initial_values
-from narrator.screen.tui import PausableClock, TableApp, TuiScreen
+from narrator.screen.keys import PausableClock
+from narrator.screen.remembered import initial_values
+from narrator.screen.tui import TableApp, TuiScreen
+from narrator.session import run_game
+from narrator.settings import TableSettings
+from narrator.speaking import speaking
+from narrator.unfinished import unfinished_choices
 from narrator.voice.catalog import load_catalog
 from tests.lockstep import Lockstep
 
@@ -49,10 +56,10 @@ def make_app(
     prepared = prepare(settings)
 
     def game(app: TableApp) -> int:
-        chosen, ready = chosen_game(app.setup, settings, prepared)
+        chosen, ready = chosen_game(app.choice, settings, prepared)
         screen = TuiScreen(app)
         spoken = speaking(chosen, ready, screen, clock, progress=None)
-        code, _, _ = _run_game(
+        code, _, _ = run_game(
             chosen,
             ready,
             screen,
@@ -63,7 +70,10 @@ def make_app(
         )
         return code
 
-    setup = initial_values(settings, config) if with_setup else None
+    folder = settings.record_dir or default_record_dir()
+    setup = None
+    if with_setup:
+        setup = initial_values(settings, config, unfinished_choices(folder, settings.lang))
     return TableApp(prepared.catalog, game, clock, setup=setup, config=config)
 
 

@@ -10,9 +10,9 @@ import contextlib
 from collections import deque
 from typing import Any
 
-from narrator.app import rules_rng, stream
 from narrator.host.table import TableDriver
 from narrator.ports import ENTER
+from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
 from narrator.rules.core import Prompt, shuffled_deal
 from narrator.rules.registry import get_variant, make_switches

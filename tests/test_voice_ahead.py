@@ -17,21 +17,16 @@ from typing import Any
 
 import pytest
 
-from narrator.app import (
-    Prepared,
-    RewindingTable,
-    Speaking,
-    TablePorts,
-    TableSettings,
-    prepare,
-    speaking,
-)
 from narrator.cli import main as cli_main
 from narrator.host.audio import PackOrTTS
 from narrator.host.terminal import RealClock
 from narrator.ports import UNDO
+from narrator.prepared import Prepared, prepare
 from narrator.record import GameRecord
 from narrator.rules.core import Prompt
+from narrator.session import RewindingTable, TablePorts
+from narrator.settings import TableSettings
+from narrator.speaking import Speaking, speaking
 from narrator.voice import voices
 from narrator.voice.catalog import load_catalog
 from narrator.voice.engines import Engine

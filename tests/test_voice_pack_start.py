@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from narrator.app import TableSettings, speech_source
 from narrator.rules.core import Param, RoleName
+from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
+from narrator.speaking import speech_source
 from narrator.voice import splice, voices
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render

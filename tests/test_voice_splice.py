@@ -18,11 +18,13 @@ import numpy as np
 import pytest
 import soundfile
 
-from narrator.app import TableSettings, prepare, render_offline
+from narrator.demo import render_offline
 from narrator.host.audio import PackOrTTS
 from narrator.host.terminal import Terminal
+from narrator.prepared import prepare
 from narrator.rules.core import Param, RoleName
 from narrator.rules.registry import GAMES, get_variant, known_names
+from narrator.settings import TableSettings
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
 from narrator.voice import game_lines, splice

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from narrator.app import rules_rng, stream
 from narrator.host.table import TableDriver
+from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
 from narrator.rules.answers import AnswerKind
 from narrator.rules.core import Prompt, Wake, shuffled_deal

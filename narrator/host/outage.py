@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Protocol
 
-from narrator.host.table import STOP_YES, TICK, GameStopped
+from narrator.host.dialogs import STOP_YES, TICK, GameStopped
 from narrator.ports import ENTER, INTERRUPT, Attempt, Clock, Keys, Lines
 from narrator.rules.core import Prompt
 from narrator.voice.catalog import Catalog

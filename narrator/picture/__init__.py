@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from narrator.picture.scene import Scene, paint
-from narrator.picture.story import Story, story_of
 from narrator.picture.svg import to_svg
 from narrator.rules.errors import ConfigError
+from narrator.story import Story, story_of
 from narrator.voice.catalog import load_catalog
 
 _LOGGER = logging.getLogger(__name__)

@@ -17,11 +17,11 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from narrator.picture.story import Act, Chapter, Moment, Seen, Story
 from narrator.rules import codec
 from narrator.rules.answers import Abstain, CountAnswer, ExplodeAnswer, SeatAnswer
 from narrator.rules.core import Badge, Eliminate, Seat, Secret, Tag, phase_kind, phase_number
 from narrator.rules.registry import get_variant
+from narrator.story import Act, Chapter, Moment, Seen, Story
 from narrator.voice.catalog import Catalog
 
 WIDTH = 1600
@@ -141,11 +141,9 @@ class Painter:
 
     def who(self, seats: Sequence[Seat]) -> str:
         """«Вампир (1, 2)»: the seats with the card each was dealt."""
-        roles: dict[str, list[Seat]] = {}
-        for seat in seats:
-            roles.setdefault(self.story.deal.role_of(seat), []).append(seat)
         return "; ".join(
-            f"{self.role(role)} ({', '.join(map(str, held))})" for role, held in roles.items()
+            f"{self.role(role)} ({', '.join(map(str, held))})"
+            for role, held in self.story.by_card(seats).items()
         )
 
     def secret(self, tag: Tag, secret: Secret) -> str:

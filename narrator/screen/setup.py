@@ -1,7 +1,8 @@
 """The set-up screen: game, players, language, voice, sound and the house rules.
 
-The rule switches are read from the variant's pydantic model, so every game
-shows its own, each with its one-line description. The last settings are kept
+The rows are read from the models: the table's (``narrator.settings``, the rows it
+marks ``Shown``, checked with its words) and the variant's rule switches, so every
+game shows its own, each with its one-line description. The last settings are kept
 per game and named presets can be saved and loaded (JSON in the user's config
 folder).
 """
@@ -9,9 +10,6 @@ folder).
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import re
 import typing
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,96 +19,37 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from narrator.rules.errors import NarratorError
 from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import get_variant, known_names, make_switches
-from narrator.voice.catalog import Catalog, load_catalog
-
-SAVED_FIELDS = (
-    "game",
-    "players",
-    "lang",
-    "voice",
-    "voice_pack",
-    "input",
-    "knocks",
-    "knock_volume",
-    "speech_volume",
-    "options",
-    "answer_s",
+from narrator.screen.remembered import (
+    SetupChoice,
+    SetupValues,
+    last_path,
+    load_saved,
+    preset_names,
+    preset_path,
+    save,
+    saved_values,
+    values_for,
 )
-# What a plain ``narrator play GAME`` starts with (it speaks by default).
-DEFAULTS: dict[str, Any] = {
-    "players": None,
-    "lang": "ru",
-    "voice": "auto",
-    "voice_pack": None,
-    "input": "keypad",
-    "knocks": True,
-    "knock_volume": 0.35,
-    "speech_volume": 0.9,
-    "options": {},
-    "answer_s": 60.0,
-}
-
-
-class SetupValues(dict[str, Any]):
-    """The set-up screen's values, with where they came from.
-
-    ``given``: typed on the command line (they win); ``remembered``: taken from the
-    last game of this kind (shown as such); ``defaults``: what the defaults button
-    brings back (the program's defaults under the command line).
-    """
-
-    given: dict[str, Any]
-    remembered: dict[str, Any]
-    defaults: dict[str, Any]
-    unfinished: list[tuple[str, str]]  # games to continue: (record path, its description)
-
-
-def config_folder() -> Path:
-    from platformdirs import user_config_path
-
-    return user_config_path("narrator", appauthor=False)
-
-
-def load_saved(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in data.items() if k in SAVED_FIELDS} if isinstance(data, dict) else {}
-
-
-def save(path: Path, values: dict[str, Any]) -> str | None:
-    """Write settings, whole or not at all (a full disk keeps the ones saved before and
-    leaves no empty file); the problem in one line, or None."""
-    part = path.with_name(f".{path.name}.part")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part.write_text(json.dumps(values, ensure_ascii=False, indent=1), "utf-8")
-        os.replace(part, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            part.unlink()
-        return f"cannot save {path}: {error.strerror}"
-    return None
-
-
-def last_path(game: str, folder: Path | None = None) -> Path:
-    return (folder or config_folder()) / "last" / f"{game}.json"
-
-
-def preset_path(name: str, folder: Path | None = None) -> Path:
-    safe = re.sub(r"[^\w-]+", "_", name.strip()) or "preset"
-    return (folder or config_folder()) / "presets" / f"{safe}.json"
-
-
-def preset_names(folder: Path | None = None) -> list[str]:
-    presets = (folder or config_folder()) / "presets"
-    return sorted(p.stem for p in presets.glob("*.json")) if presets.is_dir() else []
+from narrator.settings import (
+    FIELDS,
+    LANGUAGE_NAMES,
+    SHOWN,
+    SPOKEN,
+    SettingError,
+    TableSettings,
+    checked,
+    choices_of,
+    default_players,
+    number_kind,
+    shown_of,
+)
+from narrator.voice.catalog import Catalog, load_catalog
 
 
 class RulesScreen(ModalScreen[None]):
@@ -148,7 +87,7 @@ class RulesScreen(ModalScreen[None]):
             }[way](animate=False)
 
 
-class SetupScreen(Screen[dict[str, Any]]):
+class SetupScreen(Screen[SetupChoice]):
     """Choose everything, then Start (or Enter on Start): dismisses with the settings.
 
     With a numeric keypad alone: + and − move between the fields, Enter presses or
@@ -187,14 +126,10 @@ class SetupScreen(Screen[dict[str, Any]]):
                   background: #16161c; padding: 0 1; }
     """
 
-    def __init__(self, catalog: Catalog, values: dict[str, Any], folder: Path | None = None):
+    def __init__(self, catalog: Catalog, values: SetupValues, folder: Path | None = None):
         super().__init__()
         self.catalog = catalog
-        self.given: dict[str, Any] = dict(getattr(values, "given", {}))
-        self.remembered: dict[str, Any] = dict(getattr(values, "remembered", {}))
-        self.defaults: dict[str, Any] = dict(getattr(values, "defaults", {}))
-        self.unfinished: list[tuple[str, str]] = list(getattr(values, "unfinished", []))
-        self.values = dict(values)
+        self.values = values
         self.folder = folder
 
     def t(self, key: str, **params: object) -> str:
@@ -205,17 +140,18 @@ class SetupScreen(Screen[dict[str, Any]]):
         return self.t(key) if key in self.catalog.lines else fallback
 
     def _switch_text(self, name: str, part: str, fallback: str) -> str:
-        return self._text(f"setup.{self.values['game']}.switch.{name}.{part}", fallback)
+        return self._text(f"setup.{self.values.settings.game}.switch.{name}.{part}", fallback)
 
     def compose(self) -> ComposeResult:
+        game = self.values.settings.game
         yield Static(self.t("setup.title"), id="title")
         yield Static(self._remembered_text(), id="remembered")
         with VerticalScroll(id="form", can_focus=False):  # no invisible stop for +/−
-            if self.unfinished:
+            if self.values.unfinished:
                 yield from self._row(
                     "resume",
                     Select(
-                        [(text, path) for path, text in self.unfinished],
+                        [(text, path) for path, text in self.values.unfinished],
                         prompt=self.t("setup.new_game"),
                         id="resume",
                     ),
@@ -224,53 +160,17 @@ class SetupScreen(Screen[dict[str, Any]]):
                 "game",
                 Select(
                     [(self._text(f"setup.game_title.{n}", n), n) for n in known_names()],
-                    value=self.values["game"],
+                    value=game,
                     allow_blank=False,
                     id="game",
                 ),
             )
-            yield from self._row("players", Input(self._players_text(), id="players"))
-            yield Static("", id="composition")
-            yield Static("", id="length")
-            yield from self._row(
-                "lang",
-                Select(
-                    [("русский", "ru"), ("English", "en")],
-                    value=self.values["lang"],
-                    allow_blank=False,
-                    id="lang",
-                ),
-            )
-            yield from self._row("voice", Switch(bool(self.values.get("voice")), id="voice"))
-            yield from self._row(
-                "speech_volume",
-                Input(str(self.values.get("speech_volume", 0.9)), id="speech_volume"),
-            )
-            yield from self._row(
-                "voice_pack", Input(self.values.get("voice_pack") or "", id="voice_pack")
-            )
-            yield from self._row(
-                "input",
-                Select(
-                    [
-                        (self.t("setup.input_keypad"), "keypad"),
-                        (self.t("setup.input_voice"), "voice"),
-                    ],
-                    value=self.values.get("input") or "keypad",
-                    allow_blank=False,
-                    id="input",
-                ),
-            )
-            yield from self._row(
-                "knocks", Switch(bool(self.values.get("knocks", True)), id="knocks")
-            )
-            yield from self._row(
-                "knock_volume", Input(str(self.values.get("knock_volume", 0.35)), id="knock_volume")
-            )
-            yield from self._row(
-                "answer_s", Input(str(self.values.get("answer_s", 60.0)), id="answer_s")
-            )
-            game_title = self._text(f"setup.game_title.{self.values['game']}", self.values["game"])
+            for name in SHOWN:
+                yield from self._row(name, self._widget(name))
+                if name == "players":
+                    yield Static("", id="composition")
+                    yield Static("", id="length")
+            game_title = self._text(f"setup.game_title.{game}", game)
             yield Static(self.t("setup.rules", game=game_title), classes="heading")
             yield from self._switches()
             with Horizontal(id="presets"):
@@ -287,28 +187,48 @@ class SetupScreen(Screen[dict[str, Any]]):
             yield Button(self.t("setup.about"), id="about")
             yield Button(self.t("setup.defaults"), id="defaults")
 
+    def _widget(self, name: str) -> Widget:
+        """The row of the setting ``name``: on/off, a choice of a few, or a typed value."""
+        value = getattr(self.values.settings, name)
+        shown = shown_of(name)
+        if FIELDS[name].annotation is bool or (shown is not None and shown.switch):
+            return Switch(bool(value), id=name)
+        choices = choices_of(name)
+        if choices:
+            options = [(self._choice_text(name, choice), choice) for choice in choices]
+            return Select(options, value=value, allow_blank=False, id=name)
+        if name == "players":
+            return Input(self._players_text(), id=name)
+        return Input("" if value is None else str(value), id=name)
+
+    def _choice_text(self, name: str, choice: object) -> str:
+        if name == "lang":
+            return LANGUAGE_NAMES.get(str(choice), str(choice))
+        return self._text(f"setup.{name}_{choice}", str(choice))
+
     def _row(self, name: str, widget: Any) -> ComposeResult:
         label = Label(self.t(f"setup.{name}"))
-        if name in self.remembered:
+        if name in self.values.remembered:
             label.add_class("remembered")
         with Horizontal(classes="row"):
             yield label
             yield widget
 
     def _players_text(self) -> str:
-        players = self.values.get("players")
-        return str(players or default_players(get_variant(self.values["game"])))
+        settings = self.values.settings
+        return str(settings.players or default_players(get_variant(settings.game)))
 
     def _remembered_text(self) -> str:
         """The remembered settings in use, by name; empty when there are none."""
-        items = []
-        for name, value in self.remembered.items():
-            if name == "options":
-                for option, chosen in value.items():
-                    label = self._switch_text(option, "name", option)
-                    items.append(f"{label}: {self._value_text(option, chosen)}")
-            else:
-                items.append(f"{self.t(f'setup.{name}')}: {self._value_text(name, value)}")
+        settings = self.values.settings
+        items = [
+            f"{self.t(f'setup.{name}')}: {self._value_text(name, getattr(settings, name))}"
+            for name in SHOWN
+            if name in self.values.remembered
+        ]
+        for option in sorted(self.values.remembered_options):
+            label = self._switch_text(option, "name", option)
+            items.append(f"{label}: {self._value_text(option, settings.options[option])}")
         if not items:
             return ""
         return self.t("setup.remembered", items="; ".join(items))
@@ -323,13 +243,13 @@ class SetupScreen(Screen[dict[str, Any]]):
     def on_mount(self) -> None:
         self.call_after_refresh(self._preview)
         # A stopped game first: 2 chooses it, then Enter on «Начать» (+) continues it.
-        self.query_one("#resume" if self.unfinished else "#start").focus()
+        self.query_one("#resume" if self.values.unfinished else "#start").focus()
 
     def _switches(self) -> ComposeResult:
         """One row per rule switch of the chosen game, its explanation under it."""
-        variant = get_variant(self.values["game"])
-        options = self.values.get("options", {})
-        remembered = self.remembered.get("options", {})
+        variant = get_variant(self.values.settings.game)
+        options = self.values.settings.options
+        remembered = self.values.remembered_options
         for name, spec in variant.switches.model_fields.items():
             value = options.get(name, spec.default)
             widget: Any
@@ -354,7 +274,7 @@ class SetupScreen(Screen[dict[str, Any]]):
             yield Static(self._switch_text(name, "hint", spec.description or ""), classes="hint")
 
     def _options(self) -> dict[str, Any]:
-        variant = get_variant(self.values["game"])
+        variant = get_variant(self.values.settings.game)
         options: dict[str, Any] = {}
         widgets = {w.id: w for w in self.query(".row > *") if w.id}
         for name, spec in variant.switches.model_fields.items():
@@ -367,7 +287,7 @@ class SetupScreen(Screen[dict[str, Any]]):
                 text = widget.value.strip()  # type: ignore[attr-defined]
                 if not text:
                     continue
-                kind = _number_kind(spec.annotation)
+                kind = number_kind(spec.annotation)
                 if kind is int:
                     value = int(_number(text))
                 elif kind is float:
@@ -378,34 +298,19 @@ class SetupScreen(Screen[dict[str, Any]]):
                 options[name] = value
         return options
 
-    def collect(self) -> dict[str, Any]:
+    def collect(self) -> SetupChoice:
         """The settings on screen, checked; raises NarratorError naming the problem."""
-        values = dict(self.values)
-        values["game"] = self.query_one("#game", Select).value
-        values["lang"] = self.query_one("#lang", Select).value
-        players = self.query_one("#players", Input).value.strip()
-        values["players"] = int(players) if players.isdigit() else None
-        if self.query_one("#voice", Switch).value:
-            values["voice"] = self.values.get("voice") or "auto"  # keep a --voice ID
-        else:
-            values["voice"] = None
-        values["voice_pack"] = self.query_one("#voice_pack", Input).value.strip() or None
-        values["input"] = self.query_one("#input", Select).value
-        values["knocks"] = self.query_one("#knocks", Switch).value
-        values["knock_volume"] = _volume(self.query_one("#knock_volume", Input).value)
-        values["speech_volume"] = _volume(self.query_one("#speech_volume", Input).value)
-        values["answer_s"] = _number(self.query_one("#answer_s", Input).value)
-        if values["answer_s"] <= 0:
-            raise NarratorError(f"{values['answer_s']:g}: > 0")
-        values["options"] = self._options()
+        changes: dict[str, Any] = {"game": self.query_one("#game", Select).value}
+        for name in SHOWN:
+            changes[name] = self._read(name, self.query_one(f"#{name}"))
+        changes["options"] = self._options()
+        settings = self.values.settings.but(**changes)
         resume = self.query("#resume")
         if resume and isinstance(chosen := resume.first(Select).value, str):
-            values["resume"] = chosen  # the stopped game brings its own rules and deal
-            return values
-        values.pop("resume", None)
-        variant = get_variant(values["game"])
-        count = values["players"] or default_players(variant)
-        options = with_recommended(values["game"], count, values["options"])
+            return SetupChoice(settings, Path(chosen))  # it brings its own rules and deal
+        variant = get_variant(settings.game)
+        count = settings.players or default_players(variant)
+        options = with_recommended(settings.game, count, settings.options)
         switches = make_switches(variant, options)
         seats = variant.seat_counts
         if count not in seats:
@@ -413,30 +318,48 @@ class SetupScreen(Screen[dict[str, Any]]):
                 raise NarratorError(self.t("setup.players_exactly", count=seats.start))
             raise NarratorError(self.t("setup.players_range", low=seats.start, high=seats.stop - 1))
         variant.composition(count, switches)
-        return values
+        return SetupChoice(settings)
 
-    def _checked(self) -> dict[str, Any] | None:
+    def _read(self, name: str, widget: Any) -> Any:
+        """The value of the row ``name``, as the model takes it (its words if it does not)."""
+        if isinstance(widget, Switch):
+            shown = shown_of(name)
+            if shown is not None and shown.switch:  # the voice: keep a --voice ID
+                return (self.values.settings.voice or SPOKEN) if widget.value else None
+            return widget.value
+        if isinstance(widget, Select):
+            return widget.value
+        text = widget.value.strip()
+        if number_kind(FIELDS[name].annotation) is not None:
+            text = text.replace(",", ".")
+        try:
+            return checked(name, text or None)
+        except SettingError as error:
+            raise SettingError(f"{self.t(f'setup.{name}')}: {error}") from None
+
+    def _checked(self) -> SetupChoice | None:
         """The values on screen, or None with the problem shown under the form."""
         problem = self.query_one("#problem", Static)
         try:
-            values = self.collect()
+            choice = self.collect()
         except (NarratorError, ValueError) as error:
             problem.update(str(error))
             return None
         problem.update("")
-        return values
+        return choice
 
     def _preview(self) -> None:
-        values = self._checked()
+        choice = self._checked()
         composition = self.query_one("#composition", Static)
         length = self.query_one("#length", Static)
-        if values is None:
+        if choice is None:
             composition.update("")
             length.update("")
             return
-        variant = get_variant(values["game"])
-        count = values["players"] or default_players(variant)
-        options = with_recommended(values["game"], count, values["options"])  # when none chosen
+        values = choice.settings
+        variant = get_variant(values.game)
+        count = values.players or default_players(variant)
+        options = with_recommended(values.game, count, values.options)  # when none chosen
         cards = variant.composition(count, make_switches(variant, options))
         roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in cards.counts.items() if n)
         key = "setup.composition_center" if cards.center else "setup.composition"
@@ -446,7 +369,7 @@ class SetupScreen(Screen[dict[str, Any]]):
             lambda: self._show_length(values, count), thread=True, exclusive=True, group="length"
         )
 
-    def _show_length(self, values: dict[str, Any], players: int) -> None:
+    def _show_length(self, values: TableSettings, players: int) -> None:
         text = self._length(values, players)
 
         def show() -> None:
@@ -456,16 +379,16 @@ class SetupScreen(Screen[dict[str, Any]]):
         with contextlib.suppress(RuntimeError):  # the screen closed meanwhile
             self.app.call_from_thread(show)
 
-    def _length(self, values: dict[str, Any], players: int) -> str:
+    def _length(self, values: TableSettings, players: int) -> str:
         from narrator.estimate import expected_length
 
         try:
             guess = expected_length(
-                values["game"],
+                values.game,
                 players,
-                with_recommended(values["game"], players, values["options"]),
-                lang=values["lang"],
-                answer_s=values["answer_s"],
+                with_recommended(values.game, players, values.options),
+                lang=values.lang,
+                answer_s=values.answer_s,
             )
         except NarratorError:
             return ""
@@ -474,17 +397,16 @@ class SetupScreen(Screen[dict[str, Any]]):
             return self.t("setup.length_fixed", median=median)
         return self.t("setup.length", low=low, median=median, high=high)
 
-    def _rebuilt(self, values: dict[str, Any], focus: str = "start") -> None:
+    def _rebuilt(self, values: SetupValues | TableSettings, focus: str = "start") -> None:
         """The screen again for other values (a game, a language, a preset, the defaults),
         with ``focus`` (the id of the field that changed them) in focus."""
-        if isinstance(values, SetupValues):
-            self.given, self.remembered = dict(values.given), dict(values.remembered)
-            self.defaults = dict(values.defaults)
-            self.unfinished = list(getattr(values, "unfinished", self.unfinished))
-        else:
-            self.remembered = {}
-        self.values = dict(values)
-        self.catalog = load_catalog(str(self.values["lang"]))
+        if isinstance(values, TableSettings):  # nothing of it is remembered any more
+            now = self.values
+            values = SetupValues(
+                values, now.base, now.given, now.defaults, unfinished=now.unfinished
+            )
+        self.values = values
+        self.catalog = load_catalog(values.settings.lang)
         self.run_worker(self._recomposed(focus), exclusive=True, group="rebuild")
 
     async def _recomposed(self, focus: str) -> None:
@@ -493,21 +415,23 @@ class SetupScreen(Screen[dict[str, Any]]):
         self._preview()
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "game" and event.value != self.values["game"]:
-            given = {k: v for k, v in self.given.items() if k != "options"}
-            self._rebuilt(values_for(str(event.value), given, self.folder), focus="game")
+        now = self.values
+        if event.select.id == "game" and event.value != now.settings.game:
+            values = values_for(now.base, str(event.value), now.given, self.folder, options=False)
+            values.unfinished = now.unfinished
+            self._rebuilt(values, focus="game")
             return
-        if event.select.id == "lang" and event.value != self.values["lang"]:
-            values = self._checked() or dict(self.values)
-            values["lang"] = event.value
-            self._rebuilt(values, focus="lang")
+        if event.select.id == "lang" and event.value != now.settings.lang:
+            choice = self._checked()
+            settings = choice.settings if choice is not None else now.settings
+            self._rebuilt(settings.but(lang=event.value), focus="lang")
             return
         if event.select.id == "resume" and isinstance(event.value, str):
             self.query_one("#start", Button).focus()  # 2, then Enter: that game goes on
         if event.select.id == "load" and isinstance(event.value, str):
             loaded = load_saved(preset_path(event.value, self.folder))
             if loaded:
-                self._rebuilt({**self.values, **loaded})
+                self._rebuilt(now.settings.but(**loaded))
                 return
         self.call_after_refresh(self._preview)
 
@@ -534,7 +458,7 @@ class SetupScreen(Screen[dict[str, Any]]):
         self._preview()
 
     def action_rules(self) -> None:
-        game = str(self.values["game"])
+        game = self.values.settings.game
         parts = [self._text(f"setup.{game}.about.summary", "")]
         variant = get_variant(game)
         for role in variant.roles:
@@ -550,21 +474,21 @@ class SetupScreen(Screen[dict[str, Any]]):
             self.action_rules()
             return
         if event.button.id == "defaults":
-            self._rebuilt({**self.values, **self.defaults})
+            self._rebuilt(self.values.defaults)
             return
-        values = self._checked()
-        if values is None:
+        choice = self._checked()
+        if choice is None:
             return
         if event.button.id == "save":
             name = self.query_one("#preset", Input).value.strip()
             if not name:
                 problem.update(self.t("setup.preset_unnamed"))
                 return
-            failed = save(preset_path(name, self.folder), _saved(values))
+            failed = save(preset_path(name, self.folder), saved_values(choice.settings))
             problem.update(failed or self.t("setup.saved", name=name))
             return
-        save(last_path(values["game"], self.folder), _saved(values))
-        self.dismiss(values)
+        save(last_path(choice.settings.game, self.folder), saved_values(choice.settings))
+        self.dismiss(choice)
 
 
 def step_choice(select: Select[Any], step: int) -> None:
@@ -576,85 +500,8 @@ def step_choice(select: Select[Any], step: int) -> None:
     select.value = values[min(max(at + step, 0), len(values) - 1)]
 
 
-def default_players(variant: Any) -> int:
-    """The players of a game when none are given: the middle of its range."""
-    seats = variant.seat_counts
-    return int((seats.start + seats.stop) // 2)
-
-
-def _volume(text: str) -> float:
-    value = _number(text)
-    if not 0 <= value <= 1:
-        raise NarratorError(f"{text.strip()}: 0–1")
-    return value
-
-
-def _number_kind(annotation: Any) -> type | None:
-    """``int`` or ``float`` for a number switch, also an optional one (``float | None``)."""
-    kinds = set(typing.get_args(annotation) or (annotation,)) - {type(None)}
-    for kind in (float, int):
-        if kind in kinds and kinds <= {int, float}:
-            return kind
-    return None
-
-
 def _number(text: str) -> float:
     try:
         return float(text.strip().replace(",", "."))
     except ValueError:
         raise NarratorError(f"{text!r} is not a number") from None
-
-
-def _saved(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if k in SAVED_FIELDS}
-
-
-def initial_values(settings: Any, folder: Path | None = None) -> SetupValues:
-    """The command line over the remembered settings of that game, over the defaults."""
-    winning = settings.winning_fields()
-    given = {name: getattr(settings, name) for name in winning if name in SAVED_FIELDS}
-    given["options"] = dict(settings.options)
-    values = values_for(str(settings.game), given, folder)
-    values.unfinished = unfinished_choices(settings)
-    return values
-
-
-def unfinished_choices(settings: Any) -> list[tuple[str, str]]:
-    """The stopped games of the record folder, to continue from the set-up screen."""
-    from narrator.app import describe_unfinished, unfinished_games
-    from narrator.host.journal import default_record_dir
-
-    catalog = load_catalog(str(settings.lang))
-    try:
-        games = unfinished_games(settings.record_dir or default_record_dir())
-    except (OSError, NarratorError):
-        return []
-    return [(str(game.path), describe_unfinished(game, catalog)) for game in games]
-
-
-def values_for(game: str, given: dict[str, Any], folder: Path | None = None) -> SetupValues:
-    """The values of ``game``'s set-up: ``given`` over its remembered ones, over defaults."""
-    variant = get_variant(game)
-    fields = variant.switches.model_fields
-    given = {**given, "options": {k: v for k, v in given.get("options", {}).items() if k in fields}}
-    saved = load_saved(last_path(game, folder))
-    saved_options = {k: v for k, v in saved.get("options", {}).items() if k in fields}
-    values = SetupValues(game=game)
-    values.given, values.remembered = given, {}
-    values.defaults = {**DEFAULTS, **given, "game": game}
-    for name in SAVED_FIELDS[1:]:
-        if name == "options":
-            continue
-        if name in given:
-            values[name] = given[name]
-        elif name in saved and saved[name] != DEFAULTS[name]:
-            values[name] = values.remembered[name] = saved[name]
-        else:
-            values[name] = DEFAULTS[name]
-    options = dict(given["options"])
-    for name, value in saved_options.items():
-        if name not in options and value != fields[name].default:
-            options[name] = value
-            values.remembered.setdefault("options", {})[name] = value
-    values["options"] = options
-    return values

@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import queue
 import signal
 import textwrap
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -28,8 +26,11 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Digits, ProgressBar, Static
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live, Terminated
-from narrator.rules.core import Prompt, PublicView, phase_kind
+from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live
+from narrator.rules.core import PublicView, phase_kind
+from narrator.screen.keys import STOP_GRACE_S, PausableClock, TuiKeys
+from narrator.screen.remembered import SetupChoice, SetupValues
+from narrator.screen.setup import SetupScreen
 from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
@@ -46,73 +47,6 @@ FIXED_ROWS, LIVE_ROWS, SECRET_FRAME, PAGE_ROWS = 1 + 3 + 3 + 2, 6, 4, 8
 PAUSE_KEYS = frozenset({"p", "P", "з", "З"})
 REPEAT_KEYS = frozenset({"r", "R", "к", "К"})
 UNDO_KEYS = frozenset({"u", "U", "г", "Г"})  # take back the last day answer (the table asks)
-
-
-class PausableClock:
-    """A monotonic clock that stands still while the game is paused (key P)."""
-
-    def __init__(self) -> None:
-        self._offset = 0.0
-        self._paused_at: float | None = None
-
-    @property
-    def paused(self) -> bool:
-        return self._paused_at is not None
-
-    def now(self) -> float:
-        moment = self._paused_at if self._paused_at is not None else time.monotonic()
-        return moment - self._offset
-
-    def sleep(self, seconds: float) -> None:
-        end = self.now() + seconds
-        while (left := end - self.now()) > 0:
-            time.sleep(min(left, 0.05))
-
-    def wait_key(self, keys: queue.Queue[str], timeout: float) -> str | None:
-        """The next key typed within ``timeout`` seconds of this clock, else None."""
-        try:
-            return keys.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            return None
-
-    def toggle(self) -> bool:
-        if self._paused_at is None:
-            self._paused_at = time.monotonic()
-        else:
-            self._offset += time.monotonic() - self._paused_at
-            self._paused_at = None
-        return self.paused
-
-
-STOP_GRACE_S = 3.0  # after SIGTERM or SIGHUP, how long the game has to stop on its own
-
-
-class TuiKeys:
-    """Keys from the app to the table loop; while paused nothing is typed."""
-
-    def __init__(self, clock: PausableClock) -> None:
-        self.clock = clock
-        self.keys: queue.Queue[str] = queue.Queue()
-        self.signum: int | None = None  # a stop signal came: the next read raises Terminated
-
-    def read(self, timeout: float) -> str | None:
-        key = self.clock.wait_key(self.keys, timeout)
-        if self.signum is not None:
-            raise Terminated(self.signum)
-        if key is None:
-            return None
-        return None if self.clock.paused and key != INTERRUPT else key
-
-    def terminate(self, signum: int) -> None:
-        """SIGTERM or SIGHUP: the game stops at its next read of a key (one is woken)."""
-        self.signum = signum
-        self.keys.put(INTERRUPT)
-
-    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
-        """Keys mean the same at every prompt (narrator.rules.codec): nothing to switch."""
-
-    def press(self, key: str) -> None:
-        self.keys.put(key)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -218,11 +152,12 @@ class TableApp(App[int]):
         *,
         on_pause: Callable[[bool], None] | None = None,
         on_repeat: Callable[[str], None] | None = None,
-        setup: dict[str, Any] | None = None,
+        setup: SetupValues | None = None,
         config: Path | None = None,
     ) -> None:
         super().__init__()
-        self.setup = setup  # shown first when given; the chosen values then
+        self.setup = setup  # shown first when given
+        self.choice: SetupChoice | None = None  # what it chose
         self.config = config
         self.catalog = catalog
         self.game = game
@@ -278,14 +213,12 @@ class TableApp(App[int]):
         if self.setup is None:
             self._start_game()
             return
-        from narrator.screen.setup import SetupScreen
-
         self.push_screen(SetupScreen(self.catalog, self.setup, self.config), self._chosen)
 
-    def _chosen(self, values: dict[str, Any] | None) -> None:
-        self.setup = values
-        if values is not None:
-            self.catalog = load_catalog(str(values["lang"]))
+    def _chosen(self, choice: SetupChoice | None) -> None:
+        self.choice = choice
+        if choice is not None:
+            self.catalog = load_catalog(choice.settings.lang)
             self._show_setup_phase()  # «The deal» in the game's language, not the set-up's
         self._start_game()
 
@@ -326,53 +259,59 @@ class TableApp(App[int]):
 
     # --- keys ------------------------------------------------------------------------------
 
+    # The keys passed on to the table loop while the game runs, as the loop reads them.
+    PRESSED: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(UNDO_KEYS, UNDO),  # the table asks first; at night it does nothing
+        "escape": INTERRUPT,
+        "enter": ENTER,
+        "backspace": BACKSPACE,
+        "space": " ",  # a separator between seats; a shot in call mode
+    }
+    END_SCROLL: ClassVar[dict[str, str]] = {
+        **dict.fromkeys(("8", "up"), "scroll_up"),
+        **dict.fromkeys(("2", "down"), "scroll_down"),
+        **dict.fromkeys(("9", "pageup"), "scroll_page_up"),
+        **dict.fromkeys(("3", "pagedown"), "scroll_page_down"),
+    }
+
     def on_key(self, event: Any) -> None:
         key = event.key
         event.stop()
         if self.finished or self.ended:
-            end = self.query_one("#end", VerticalScroll)
-            if key in {"escape", "q", "enter"}:
-                if self.finished:
-                    self.exit(self.code)
-                else:
-                    self.leaving = True  # the record is being written: leave right after
-            elif key in {"8", "up"}:
-                end.scroll_up(animate=False)
-            elif key in {"2", "down"}:
-                end.scroll_down(animate=False)
-            elif key in {"9", "pageup"}:
-                end.scroll_page_up(animate=False)
-            elif key in {"3", "pagedown"}:
-                end.scroll_page_down(animate=False)
-            return
-        if self._thread is None:
+            self._end_key(key)
+        elif self._thread is None:
             return  # the set-up screen has the keys
-        if key in {"question_mark", "slash"}:
+        elif key in {"question_mark", "slash"}:
             # After this key is handled: the help screen must not take the same press as "close".
-            help_screen = HelpScreen(
-                self.t("tui.help"),
-                stop=lambda: self.keys.press(INTERRUPT),
-                pause=self.toggle_pause,
-                repeat=self.repeat,
-                undo=lambda: self.keys.press(UNDO),
-            )
-            self.call_later(self.push_screen, help_screen)
+            self.call_later(self.push_screen, self._help_screen())
         elif key in PAUSE_KEYS:
             self.toggle_pause()
         elif key in REPEAT_KEYS:
             self.repeat()
-        elif key in UNDO_KEYS:
-            self.keys.press(UNDO)  # the table asks first; at night it does nothing
-        elif key == "escape":
-            self.keys.press(INTERRUPT)
-        elif key == "enter":
-            self.keys.press(ENTER)
-        elif key == "backspace":
-            self.keys.press(BACKSPACE)
-        elif key == "space":
-            self.keys.press(" ")  # a separator between seats; a shot in call mode
+        elif (pressed := self.PRESSED.get(key)) is not None:
+            self.keys.press(pressed)
         elif event.character and event.character.isprintable():
             self.keys.press(event.character)
+
+    def _help_screen(self) -> HelpScreen:
+        return HelpScreen(
+            self.t("tui.help"),
+            stop=lambda: self.keys.press(INTERRUPT),
+            pause=self.toggle_pause,
+            repeat=self.repeat,
+            undo=lambda: self.keys.press(UNDO),
+        )
+
+    def _end_key(self, key: str) -> None:
+        """On the end screen: Esc, q or Enter leave (once the record is written), the
+        arrows and 8/2/9/3 scroll."""
+        if key in {"escape", "q", "enter"}:
+            if self.finished:
+                self.exit(self.code)
+            else:
+                self.leaving = True  # the record is being written: leave right after
+        elif (scroll := self.END_SCROLL.get(key)) is not None:
+            getattr(self.query_one("#end", VerticalScroll), scroll)(animate=False)
 
     def leave_text(self) -> str:
         """The end screen's bar: how to leave, and whether the game ended or was stopped."""

@@ -31,10 +31,10 @@ def simulate_command(
     out = out or sys.stdout
     errors = err or sys.stderr
     from narrator.rules.registry import get_variant
+    from narrator.settings import default_players
 
     if players is None:
-        seats = get_variant(game).seat_counts
-        players = (seats.start + seats.stop) // 2
+        players = default_players(get_variant(game))
     processes = all_cores() if jobs is None else jobs
     table = check_setup(Setup(game, players, dict(options), policy))
     check_run(games, processes)

@@ -37,13 +37,12 @@ from narrator.voice.engines import RENDER_TIMEOUT_S, Engine, SpanEngine
 from narrator.voice.install import require
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
+from narrator.voice.rates import DEFAULT_RATE, RATES
 from narrator.voice.voices import choose_voice, engine_for, next_voice
 
 _LOGGER = logging.getLogger(__name__)
 
 # pyttsx3's own default (200 wpm) is hurried for announcements read to a table.
-DEFAULT_RATE = 170
-RATES = range(60, 451)
 # Below this much free space the cache counts as full (a line is 50–300 KB).
 MIN_FREE_BYTES = 8 * 1024 * 1024
 # Clips kept decoded in memory; about four variants' worth of lines at 22 kHz.

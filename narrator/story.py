@@ -1,15 +1,18 @@
-"""What happened in a finished game, read from its record by playing it again.
+"""The story of a game: what happened in it, night by night and day by day.
 
-A record holds the deal, the seed, the rule switches and every answer the table
-gave (its ``done`` events, narrator.resume), so the game is played once more
-through the same rules, silently, with those answers: each step then says what
-it is (a night answer of the vampires, a vote of seat 3, an elimination and its
-cause) as structure, and nothing is read back from the ids or texts of the
-record. The replayed winner must be the recorded one, or the record is refused.
+One :class:`Chronicle` writes it from the steps a game's script carried out and the
+answers they got, as structure (a night answer of the vampires, a vote of seat 3, a
+secret shown, an elimination and its cause): nothing is read back from the ids or texts
+of a record. The table keeps one while it plays (its end screen tells it); a finished
+record is told by playing its game once more, silently, with its answers
+(:func:`story_of`): the record holds the deal, the seed, the rule switches and every
+answer the table gave (its ``done`` events, narrator.resume), so that is the same story.
+The end screen, the picture (narrator.picture) and ``narrator show`` render from it.
 
-Only a finished record is read: a sealed one belongs to a game still being
-played or stopped (its secrets must stay sealed, narrator.host.journal), and a
-plain one without an ``end`` event did not reach the end.
+A story holds the secrets of its game: it is told only once the game has ended. Only a
+finished record is read: a sealed one belongs to a game still being played or stopped
+(its secrets must stay sealed, narrator.host.journal), and a plain one without an
+``end`` event did not reach the end.
 """
 
 from __future__ import annotations
@@ -60,10 +63,15 @@ class Act:
     answer: Answer
     default: bool  # the window expired (nobody, abstain…), or the answer equals that
 
+    @property
+    def at_night(self) -> bool:
+        """An answer given in a night window (not the default of an empty one)."""
+        return self.tag.by_night and bool(self.seats) and not self.default
+
 
 @dataclass(frozen=True)
 class Seen:
-    """A secret shown to ``to`` (in the picture of a finished game it may be told)."""
+    """A secret shown to ``to`` (in the story of a finished game it may be told)."""
 
     tag: Tag
     to: tuple[Seat, ...]
@@ -103,29 +111,23 @@ class Story:
     def sheriff(self) -> Seat | None:
         return self.outcome.sheriff
 
+    def by_card(self, seats: Sequence[Seat]) -> dict[str, list[Seat]]:
+        """``seats`` grouped by the card each was dealt, in the order they come."""
+        roles: dict[str, list[Seat]] = {}
+        for seat in seats:
+            roles.setdefault(self.deal.role_of(seat), []).append(seat)
+        return roles
 
-class _Replay(Driver):
-    """Plays a game again with the answers of its record, keeping what each step was."""
 
-    def __init__(self, steps: Sequence[Done]) -> None:
-        super().__init__(load_catalog("en"), GameRecord())
-        self.steps = deque(steps)
+class Chronicle:
+    """Writes the story of a game from each step carried out and the answer it got."""
+
+    def __init__(self) -> None:
         self.chapters: list[Chapter] = [Chapter("setup")]
-        self._window_id = ""
         self._counted: Tag | None = None  # the last hand count asked
 
-    def _next(self, kind: str, step_id: str) -> Done:
-        done = self.steps.popleft() if self.steps else None
-        if done is None or done.kind != kind or done.id != step_id:
-            said = done.id if done is not None else "nothing more"
-            raise ConfigError(
-                f"the record does not fit the rules at {step_id} (it says {said}): "
-                "was it written by another version of narrator?"
-            )
-        return done
-
-    def carry_out(self, step: Step) -> Answer | None:
-        answer = super().carry_out(step)
+    def note(self, step: Step, answer: Answer | None) -> None:
+        """``step`` was carried out and got ``answer`` (None: it waited for nothing)."""
         chapter = self.chapters[-1]
         if isinstance(step, Say) and step.key in REST_OF_HANDS and self._counted is not None:
             # «the other N hands go to X»: the last candidate's hands, counted by the rules
@@ -140,19 +142,50 @@ class _Replay(Driver):
         elif isinstance(step, Show):
             chapter.moments.append(Seen(step.tag, step.to, step))
         elif isinstance(step, Ask) and answer is not None:
-            chapter.moments.append(self._act(step.prompt, answer))
+            chapter.moments.append(_act(step.prompt, answer))
             counts = isinstance(answer, CountAnswer)
             self._counted = step.prompt.tag if counts else self._counted
         elif isinstance(step, Timer) and answer is not None:
             exploded = step.interrupt is not None and isinstance(answer, ExplodeAnswer)
             chosen = step.interrupt if exploded else step.prompt
             if chosen is not None:
-                chapter.moments.append(self._act(chosen, answer))
-        return answer
+                chapter.moments.append(_act(chosen, answer))
 
-    @staticmethod
-    def _act(prompt: Prompt, answer: Answer) -> Act:
-        return Act(prompt.tag, prompt.seats, answer, answer == prompt.default)
+    def story(
+        self, game: str, lang: str, deal: Deal, outcome: Outcome, started: str | None = None
+    ) -> Story:
+        """The story so far, of a game that ended with ``outcome``."""
+        chapters = [c for c in self.chapters if c.moments or c.phase != "setup"]
+        return Story(game, lang, deal, outcome, chapters, started)
+
+
+def _act(prompt: Prompt, answer: Answer) -> Act:
+    return Act(prompt.tag, prompt.seats, answer, answer == prompt.default)
+
+
+class _Replay(Driver):
+    """Plays a game again with the answers of its record, its chronicle kept."""
+
+    def __init__(self, steps: Sequence[Done]) -> None:
+        super().__init__(load_catalog("en"), GameRecord())
+        self.steps = deque(steps)
+        self.chronicle = Chronicle()
+        self._window_id = ""
+
+    def _next(self, kind: str, step_id: str) -> Done:
+        done = self.steps.popleft() if self.steps else None
+        if done is None or done.kind != kind or done.id != step_id:
+            said = done.id if done is not None else "nothing more"
+            raise ConfigError(
+                f"the record does not fit the rules at {step_id} (it says {said}): "
+                "was it written by another version of narrator?"
+            )
+        return done
+
+    def carry_out(self, step: Step) -> Answer | None:
+        answer = super().carry_out(step)
+        self.chronicle.note(step, answer)
+        return answer
 
     def ask(self, prompt: Prompt) -> Answer:
         answer = self._next("reply", prompt.id).answer
@@ -174,7 +207,7 @@ class _Replay(Driver):
         """Nobody hears it."""
 
     def show(self, step: Show) -> None:
-        """Kept by carry_out."""
+        """Kept by the chronicle."""
 
 
 def story_of(
@@ -218,5 +251,4 @@ def story_of(
     stem = Path(name).name
     started = stem[:15] if len(stem) > 15 and stem[:8].isdigit() and stem[8] == "-" else None
     lang = str(start.get("lang", "ru"))
-    chapters = [c for c in driver.chapters if c.moments or c.phase != "setup"]
-    return Story(variant.name, lang, deal, outcome, chapters, started)
+    return driver.chronicle.story(variant.name, lang, deal, outcome, started)

@@ -1,0 +1,77 @@
+"""The full screen's clock and keys, without the screen: the clock stands still while
+the game is paused, and keys typed meanwhile are not passed on (only a stop is)."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+from narrator.ports import INTERRUPT, Terminated
+from narrator.rules.core import Prompt
+
+
+class PausableClock:
+    """A monotonic clock that stands still while the game is paused (key P)."""
+
+    def __init__(self) -> None:
+        self._offset = 0.0
+        self._paused_at: float | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_at is not None
+
+    def now(self) -> float:
+        moment = self._paused_at if self._paused_at is not None else time.monotonic()
+        return moment - self._offset
+
+    def sleep(self, seconds: float) -> None:
+        end = self.now() + seconds
+        while (left := end - self.now()) > 0:
+            time.sleep(min(left, 0.05))
+
+    def wait_key(self, keys: queue.Queue[str], timeout: float) -> str | None:
+        """The next key typed within ``timeout`` seconds of this clock, else None."""
+        try:
+            return keys.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+
+    def toggle(self) -> bool:
+        if self._paused_at is None:
+            self._paused_at = time.monotonic()
+        else:
+            self._offset += time.monotonic() - self._paused_at
+            self._paused_at = None
+        return self.paused
+
+
+STOP_GRACE_S = 3.0  # after SIGTERM or SIGHUP, how long the game has to stop on its own
+
+
+class TuiKeys:
+    """Keys from the app to the table loop; while paused nothing is typed."""
+
+    def __init__(self, clock: PausableClock) -> None:
+        self.clock = clock
+        self.keys: queue.Queue[str] = queue.Queue()
+        self.signum: int | None = None  # a stop signal came: the next read raises Terminated
+
+    def read(self, timeout: float) -> str | None:
+        key = self.clock.wait_key(self.keys, timeout)
+        if self.signum is not None:
+            raise Terminated(self.signum)
+        if key is None:
+            return None
+        return None if self.clock.paused and key != INTERRUPT else key
+
+    def terminate(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: the game stops at its next read of a key (one is woken)."""
+        self.signum = signum
+        self.keys.put(INTERRUPT)
+
+    def expect(self, prompt: Prompt | None, *, speech: bool = False) -> None:
+        """Keys mean the same at every prompt (narrator.rules.codec): nothing to switch."""
+
+    def press(self, key: str) -> None:
+        self.keys.put(key)

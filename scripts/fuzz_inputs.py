@@ -158,58 +158,85 @@ def _prompt_id(rng: random.Random) -> str:
 
 
 def mutate_data(data: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """One to four structured changes to a parsed scenario."""
+    """One to four structured changes to a parsed scenario; a change that does not
+    apply (an empty deal to damage) deals a table of random cards instead."""
     data = json.loads(json.dumps(data, default=str))
     for _ in range(rng.randrange(1, 5)):
         pick = rng.randrange(14)
         deal = data.setdefault("deal", {})
         answers = data.setdefault("answers", {})
-        options = data.setdefault("options", {})
-        if pick == 0:
-            data["game"] = rng.choice([*GAMES, "chess", "", 5, True, "Onenight"])
-        elif pick == 1:
-            data["seed"] = rng.choice([True, -1, 2**64, 2**70, 1.5, "1", 0, math.inf])
-        elif pick == 2 and deal:
-            bad = ["١", "１", "0", "-1", "1000000000", "100000000", "1e8", "01", "x"]
-            deal[rng.choice(bad)] = deal.pop(rng.choice(list(deal)))
-        elif pick == 3:
-            deal[str(rng.randrange(1, 40))] = rng.choice([*ROLES, "", 5, ["werewolf"], None])
-        elif pick == 4 and deal:
-            deal.pop(rng.choice(list(deal)))
-        elif pick == 5:
-            deal["center"] = rng.choice(
-                [[], ["werewolf"], [rng.choice(ROLES) for _ in range(rng.randrange(5))], "x", 3]
-            )
-        elif pick == 6:
-            answers[_prompt_id(rng)] = _answer(rng)
-        elif pick == 7 and answers:
-            answers[rng.choice(list(answers))] = _answer(rng)
-        elif pick == 8:
-            name = rng.choice(
-                ["window_s", "discussion_s", "center_cards", "roles", "unvoted_to_last",
-                 "shooting", "cupid_enabled", "seer_center_count", "bogus", "speech_s"]
-            )  # fmt: skip
-            options[name] = rng.choice(
-                [0, -1, 1e9, 10**12, math.inf, math.nan, True, "x", "werewolf=100000000",
-                 "vampire=3,witch=1", [1], 3, 0.001, "call"]
-            )  # fmt: skip
-        elif pick == 9:
-            data["stop_before"] = rng.choice(["n1", "d1", "n٣", "x1", "n99999", "", 3])
-        elif pick == 10:
-            data["lang"] = rng.choice(["ru", "en", "de", "", 1])
-        elif pick == 11:
-            data[rng.choice(["foo", "Game", "deal ", "answer"])] = 1
-        elif pick == 12:
-            answers[_prompt_id(rng)] = [_answer(rng) for _ in range(rng.randrange(50, 400))]
-        elif pick == 13 and answers and rng.random() < 0.3:
-            # tens of thousands of attempts at a prompt the game asks (an interrupt once
-            # recursed once per rejected attempt)
-            key = rng.choice(list(answers))
-            answers[key] = [rng.choice(["x", "0", "1 1", "99"])] * rng.choice([1000, 30_000])
+        data.setdefault("options", {})
+        if pick in (2, 3, 4, 5):
+            applied = _mutate_deal(pick, deal, rng)
+        elif pick in (6, 7, 12, 13):
+            applied = _mutate_answers(pick, answers, rng)
         else:
+            applied = _mutate_values(pick, data, rng)
+        if not applied:
             for seat in range(1, rng.randrange(2, 30)):
                 deal[str(seat)] = rng.choice(ROLES)
     return data
+
+
+def _mutate_values(pick: int, data: dict[str, Any], rng: random.Random) -> bool:
+    """The game, the seed, a switch, where to stop, the language, an unknown key."""
+    if pick == 0:
+        data["game"] = rng.choice([*GAMES, "chess", "", 5, True, "Onenight"])
+    elif pick == 1:
+        data["seed"] = rng.choice([True, -1, 2**64, 2**70, 1.5, "1", 0, math.inf])
+    elif pick == 8:
+        name = rng.choice(
+            ["window_s", "discussion_s", "center_cards", "roles", "unvoted_to_last",
+             "shooting", "cupid_enabled", "seer_center_count", "bogus", "speech_s"]
+        )  # fmt: skip
+        data["options"][name] = rng.choice(
+            [0, -1, 1e9, 10**12, math.inf, math.nan, True, "x", "werewolf=100000000",
+             "vampire=3,witch=1", [1], 3, 0.001, "call"]
+        )  # fmt: skip
+    elif pick == 9:
+        data["stop_before"] = rng.choice(["n1", "d1", "n٣", "x1", "n99999", "", 3])
+    elif pick == 10:
+        data["lang"] = rng.choice(["ru", "en", "de", "", 1])
+    else:
+        data[rng.choice(["foo", "Game", "deal ", "answer"])] = 1
+    return True
+
+
+def _mutate_deal(pick: int, deal: dict[str, Any], rng: random.Random) -> bool:
+    """A seat named wrong, a card, a seat dropped, the centre; False for an empty deal's
+    seats."""
+    if pick == 2 and deal:
+        bad = ["١", "１", "0", "-1", "1000000000", "100000000", "1e8", "01", "x"]
+        deal[rng.choice(bad)] = deal.pop(rng.choice(list(deal)))
+    elif pick == 3:
+        deal[str(rng.randrange(1, 40))] = rng.choice([*ROLES, "", 5, ["werewolf"], None])
+    elif pick == 4 and deal:
+        deal.pop(rng.choice(list(deal)))
+    elif pick == 5:
+        deal["center"] = rng.choice(
+            [[], ["werewolf"], [rng.choice(ROLES) for _ in range(rng.randrange(5))], "x", 3]
+        )
+    else:
+        return False
+    return True
+
+
+def _mutate_answers(pick: int, answers: dict[str, Any], rng: random.Random) -> bool:
+    """An answer added or changed, many attempts; False when there was none to change."""
+    if pick == 6:
+        answers[_prompt_id(rng)] = _answer(rng)
+    elif pick == 7 and answers:
+        answers[rng.choice(list(answers))] = _answer(rng)
+    elif pick == 12:
+        answers[_prompt_id(rng)] = [_answer(rng) for _ in range(rng.randrange(50, 400))]
+    elif pick == 13 and answers and rng.random() < 0.3:
+        # tens of thousands of attempts at a prompt the game asks (an interrupt once
+        # recursed once per rejected attempt)
+        key = rng.choice(list(answers))
+        answers[key] = [rng.choice(["x", "0", "1 1", "99"])] * rng.choice([1000, 30_000])
+    else:
+        return False
+    return True
 
 
 def mutate_text(text: str, rng: random.Random) -> str:
@@ -298,19 +325,8 @@ def _number(rng: random.Random, good: list[str]) -> str:
 
 def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
     pick = rng.random()
-    records = ["--record-dir", str(folder / "records")]
-    if pick < 0.04:
-        return rng.choice([[], ["--help"], ["nosuch"], ["play"], ["games"], ["scenario"]])
-    if pick < 0.08:
-        return rng.choice([["games"], ["games", "x"], ["models", "list", "--dir", str(folder)]])
     if pick < 0.14:
-        sources = sorted(SCENARIOS.glob("*.toml"))
-        argv = ["scenario", "run", str(rng.choice(sources))]
-        return (
-            argv
-            + (["--text"] if rng.random() < 0.5 else [])
-            + (["--bogus"] if rng.random() < 0.1 else [])
-        )
+        return _other_command(rng, folder, pick)
     command = "demo" if pick < 0.4 else "play"
     game = rng.choice([*GAMES, *GAMES, "chess", "", "Onenight"])
     argv = [command, game]
@@ -320,39 +336,7 @@ def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
         argv += ["--seed", _number(rng, ["1", "2", "42", "4294967295", "-5"])]
     if rng.random() < 0.3:
         argv += ["--lang", rng.choice(["ru", "en", "de"])]
-    if command == "play":
-        argv += ["--text", "--silent"]  # the real-time voice is exercised by the demo cases
-        if rng.random() < 0.5:
-            argv += ["--answer-time", _number(rng, ["0.5", "1", "2.5", "10"])]
-        if rng.random() < 0.4:
-            argv += ["--window", _number(rng, ["0.5", "1", "3.2", "0.1"])]
-        if rng.random() < 0.4:
-            argv += ["--discussion", _number(rng, ["0", "0.5", "1"])]
-        if rng.random() < 0.1:
-            argv.append("--demo")
-        if rng.random() < 0.05:
-            argv += ["--input", rng.choice(["voice", "keyboard"])]
-    else:
-        pick_out = rng.random()
-        if pick_out < 0.5:
-            suffix = (".ogg", ".flac", ".wav")[number % 3]  # not drawn: the draws stay as they were
-            argv += ["--output", str(folder / f"demo-{number}{suffix}")]
-        elif pick_out < 0.8:
-            argv += ["--output", rng.choice(
-                [str(folder / "x"), str(folder / "x.mp3"), str(folder), "", str(folder / "d/"),
-                 "/proc/x.wav", str(folder / "nested" / "deeper" / f"d{number}.wav")]
-            )]  # fmt: skip
-        if rng.random() < 0.3:
-            argv += ["--knock-volume", _number(rng, ["0", "0.35", "1", "1.5"])]
-        if rng.random() < 0.3:
-            argv += ["--knock-density", _number(rng, ["0", "3", "20", "21"])]
-        if rng.random() < 0.2:
-            argv.append(rng.choice(["--no-knocks", "--ticks"]))
-        if rng.random() < 0.2:
-            argv += ["--rate", _number(rng, ["150", "300", "39", "601"])]
-        short = ["window_s", "discussion_s", "speech_s", "vampires_s", "meeting_s", "check_s"]
-        for name in rng.sample(short, rng.randrange(0, 3)):
-            argv += ["-o", f"{name}={_number(rng, ['0.5', '1', '2.2', '3.2'])}"]
+    argv += _play_options(rng) if command == "play" else _demo_options(rng, folder, number)
     if rng.random() < 0.35:
         argv += ["-o", rng.choice(
             ["lone_wolf_peek=true", "center_cards=3", "center_cards=1000000000", "roles=\"x\"",
@@ -362,11 +346,66 @@ def command_line(rng: random.Random, folder: Path, number: int) -> list[str]:
              "k=" + "[" * 3000]
         )]  # fmt: skip
     if rng.random() < 0.7 or command == "play":
-        argv += records
+        argv += ["--record-dir", str(folder / "records")]
     elif rng.random() < 0.3:
         argv += ["--record-dir", rng.choice(["", "/proc", "/dev/null", str(folder / "r")])]
     if rng.random() < 0.05:
         argv.insert(rng.randrange(len(argv) + 1), rng.choice(["--bogus", "-x", "--", "-o"]))
+    return argv
+
+
+def _other_command(rng: random.Random, folder: Path, pick: float) -> list[str]:
+    """A command line that plays no game: help, the lists, a scenario run."""
+    if pick < 0.04:
+        return rng.choice([[], ["--help"], ["nosuch"], ["play"], ["games"], ["scenario"]])
+    if pick < 0.08:
+        return rng.choice([["games"], ["games", "x"], ["models", "list", "--dir", str(folder)]])
+    sources = sorted(SCENARIOS.glob("*.toml"))
+    argv = ["scenario", "run", str(rng.choice(sources))]
+    return (
+        argv
+        + (["--text"] if rng.random() < 0.5 else [])
+        + (["--bogus"] if rng.random() < 0.1 else [])
+    )
+
+
+def _play_options(rng: random.Random) -> list[str]:
+    argv = ["--text", "--silent"]  # the real-time voice is exercised by the demo cases
+    if rng.random() < 0.5:
+        argv += ["--answer-time", _number(rng, ["0.5", "1", "2.5", "10"])]
+    if rng.random() < 0.4:
+        argv += ["--window", _number(rng, ["0.5", "1", "3.2", "0.1"])]
+    if rng.random() < 0.4:
+        argv += ["--discussion", _number(rng, ["0", "0.5", "1"])]
+    if rng.random() < 0.1:
+        argv.append("--demo")
+    if rng.random() < 0.05:
+        argv += ["--input", rng.choice(["voice", "keyboard"])]
+    return argv
+
+
+def _demo_options(rng: random.Random, folder: Path, number: int) -> list[str]:
+    argv: list[str] = []
+    pick_out = rng.random()
+    if pick_out < 0.5:
+        suffix = (".ogg", ".flac", ".wav")[number % 3]  # not drawn: the draws stay as they were
+        argv += ["--output", str(folder / f"demo-{number}{suffix}")]
+    elif pick_out < 0.8:
+        argv += ["--output", rng.choice(
+            [str(folder / "x"), str(folder / "x.mp3"), str(folder), "", str(folder / "d/"),
+             "/proc/x.wav", str(folder / "nested" / "deeper" / f"d{number}.wav")]
+        )]  # fmt: skip
+    if rng.random() < 0.3:
+        argv += ["--knock-volume", _number(rng, ["0", "0.35", "1", "1.5"])]
+    if rng.random() < 0.3:
+        argv += ["--knock-density", _number(rng, ["0", "3", "20", "21"])]
+    if rng.random() < 0.2:
+        argv.append(rng.choice(["--no-knocks", "--ticks"]))
+    if rng.random() < 0.2:
+        argv += ["--rate", _number(rng, ["150", "300", "39", "601"])]
+    short = ["window_s", "discussion_s", "speech_s", "vampires_s", "meeting_s", "check_s"]
+    for name in rng.sample(short, rng.randrange(0, 3)):
+        argv += ["-o", f"{name}={_number(rng, ['0.5', '1', '2.2', '3.2'])}"]
     return argv
 
 

@@ -74,6 +74,7 @@ from narrator.rules.registry import check_players, get_variant, make_switches
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
 from narrator.simulate.driver import drawn
 from tests.harness import rejected
+from tests.support import switches_maker
 
 VARIANT = get_variant("alliance")
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -84,10 +85,7 @@ WITH_CUPID = (*BASE[:11], C)
 ALL = tuple(range(1, 13))
 
 
-def switches(**options: Any) -> AllianceSwitches:
-    sw = make_switches(VARIANT, options)
-    assert isinstance(sw, AllianceSwitches)
-    return sw
+switches = switches_maker(VARIANT, AllianceSwitches)
 
 
 def without(*seats: int) -> tuple[int, ...]:

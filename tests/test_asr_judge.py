@@ -7,31 +7,18 @@ downloaded: the model is joined from the installed wheels into a temp folder.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 import soundfile
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import load_script
 
-
-def load_judge() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("asr_judge", ROOT / "scripts" / "asr_judge.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["asr_judge"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-judge = load_judge()
+judge = load_script("asr_judge")
 
 
 @pytest.mark.parametrize(

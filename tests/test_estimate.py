@@ -78,20 +78,14 @@ def test_onenight_discussion_counts_in_full() -> None:
         assert longer - shorter == pytest.approx(9.0, abs=1e-9)
 
 
+@pytest.mark.parametrize("longer_parts", [LONGER_WINDOWS, LONGER_TALK], ids=["windows", "talk"])
 @pytest.mark.parametrize("game", DEFAULT_TABLES)
-def test_longer_windows_make_a_longer_game(game: str) -> None:
+def test_longer_windows_or_speeches_and_discussions_make_a_longer_game(
+    game: str, longer_parts: dict[str, dict[str, float]]
+) -> None:
     players = DEFAULT_TABLES[game]
     usual = expected_length(game, players, {})
-    longer = expected_length(game, players, LONGER_WINDOWS[game])
-    for before, after in zip(figures(usual), figures(longer), strict=True):
-        assert after > before
-
-
-@pytest.mark.parametrize("game", DEFAULT_TABLES)
-def test_longer_speeches_and_discussions_make_a_longer_game(game: str) -> None:
-    players = DEFAULT_TABLES[game]
-    usual = expected_length(game, players, {})
-    longer = expected_length(game, players, LONGER_TALK[game])
+    longer = expected_length(game, players, longer_parts[game])
     for before, after in zip(figures(usual), figures(longer), strict=True):
         assert after > before
 

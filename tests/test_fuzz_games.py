@@ -9,11 +9,7 @@ changes the game, an answer outside a prompt's options.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -22,22 +18,13 @@ from narrator.rules import codec, sport_mafia
 from narrator.rules.answers import Answer, AnswerKind, CountAnswer, SeatsAnswer
 from narrator.rules.core import Prompt, Tag
 from narrator.rules.registry import get_variant, known_names
+from tests.support import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
 GAMES_PER_VARIANT = 40
 SEED = 13
 
 
-def load_fuzz_games() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_games", ROOT / "scripts" / "fuzz_games.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fuzz_games"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_games = load_fuzz_games()
+fuzz_games = load_script("fuzz_games")
 
 
 def statuses(variant: str, games: int, seed: int = SEED) -> Counter[str]:

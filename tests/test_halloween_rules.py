@@ -45,18 +45,16 @@ from narrator.rules.halloween import (
     winner_of,
     witch_prompt,
 )
-from narrator.rules.registry import check_players, get_variant, make_switches
+from narrator.rules.registry import check_players, get_variant
 from tests.harness import rejected, step_through
+from tests.support import switches_maker
 
 V, W, H, C = VAMPIRE, WITCH, HUNTER, VILLAGER
 VARIANT = get_variant("halloween")
 BASE = Deal((V, V, W, H, C, C, C))  # RULES.md 2.10's table
 
 
-def switches(**options: Any) -> HalloweenSwitches:
-    sw = make_switches(VARIANT, options)
-    assert isinstance(sw, HalloweenSwitches)
-    return sw
+switches = switches_maker(VARIANT, HalloweenSwitches)
 
 
 DEFAULT = switches()

@@ -24,6 +24,7 @@ from narrator.listen.models import (
     offline_message,
 )
 from narrator.rules.errors import ConfigError
+from tests.test_listen_readback import FakeKeypad, FakeVoice
 
 
 @dataclass
@@ -252,21 +253,7 @@ def test_play_with_voice_input_and_no_model_is_keypad_only(tmp_path: Path) -> No
     from narrator.settings import TableSettings
     from narrator.speaking import voice_input
 
-    class Keys:
-        def read(self, timeout: float) -> str | None:
-            return None
-
-        def expect(self, prompt: object, *, speech: bool = False) -> None:
-            pass
-
-    class Voice:
-        def __init__(self) -> None:
-            self.said: list[str] = []
-
-        def say(self, key: str, text: str) -> None:
-            self.said.append(text)
-
-    keys, voice, sound = Keys(), Voice(), Silence()
+    keys, voice, sound = FakeKeypad(), FakeVoice(), Silence()  # keys: none typed
     keypad = TableSettings(game="onenight")
     assert voice_input(keypad, None, keys, voice, sound)[:3] == (keys, voice, sound)  # type: ignore[arg-type]
     assert voice.said == []

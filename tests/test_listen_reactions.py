@@ -187,16 +187,12 @@ def test_every_utterance_at_a_vote_gets_a_reaction_through_the_microphone(
     from narrator.listen.keys import open_voice_keys
     from narrator.rules.answers import SeatAnswer
     from narrator.rules.core import Ask, Outcome, Phase, Say, Script
-    from narrator.voice.tts import SpeechCache
+    from tests.support import espeak_cache
     from tests.voice_table import play_by_voice, play_into_microphone
 
     lexicon = lexicon_for(lang)
     catalog = load_catalog(lang)
-    cache = SpeechCache(
-        lang,
-        voice="espeak:gmw/en-us" if lang == "en" else "espeak:zle/ru",
-        folder=tmp_path / "speech",
-    )
+    cache = espeak_cache(lang, tmp_path / "speech")
     (self_word, self_voice), (vague, vague_voice), answer = LIVE[lang]
     four, five = vote_of(4), vote_of(5)
     answers: list[object] = []

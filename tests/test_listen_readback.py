@@ -9,6 +9,7 @@ correction window is checked exactly.
 from __future__ import annotations
 
 import queue
+from typing import TYPE_CHECKING
 
 from narrator.listen.keys import CONFIRM_S, VoiceKeys
 from narrator.listen.listener import Notice, Utterance
@@ -16,6 +17,9 @@ from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER, Attempt
 from narrator.rules.core import Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
+
+if TYPE_CHECKING:
+    from tests.voice_table import Screen
 
 
 class FakeListener:
@@ -67,10 +71,21 @@ class FakeClock:
         return self.now
 
 
-def table() -> tuple[VoiceKeys, FakeListener, FakeKeypad, FakeVoice, FakeClock]:
+Table = tuple[VoiceKeys, FakeListener, FakeKeypad, FakeVoice, FakeClock]
+
+
+def table(screen: Screen | None = None) -> Table:
     listener, keypad, voice, clock = FakeListener(), FakeKeypad(), FakeVoice(), FakeClock()
-    keys = VoiceKeys(keypad, listener, RUSSIAN, None, clock=clock)  # type: ignore[arg-type]
+    keys = VoiceKeys(keypad, listener, RUSSIAN, screen, clock=clock)  # type: ignore[arg-type]
     keys.watch_voice(voice)
+    return keys, listener, keypad, voice, clock
+
+
+def counting(heard: str, screen: Screen | None = None) -> Table:
+    """A table at the count of hands for candidate 4 of ten seats that heard ``heard``."""
+    keys, listener, keypad, voice, clock = table(screen)
+    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    listener.hear(heard)
     return keys, listener, keypad, voice, clock
 
 
@@ -90,9 +105,7 @@ def typed(keys: VoiceKeys) -> str:
 
 
 def test_a_heard_count_is_read_back_then_typed_when_nobody_corrects_it() -> None:
-    keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять")
+    keys, _, _, voice, clock = counting("пять")
     assert typed(keys) == ""  # held for the correction window
     assert voice.said == ["Слышу: пять."]
     clock.now += CONFIRM_S
@@ -100,9 +113,7 @@ def test_a_heard_count_is_read_back_then_typed_when_nobody_corrects_it() -> None
 
 
 def test_a_correction_in_the_window_replaces_the_heard_answer() -> None:
-    keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять")
+    keys, listener, _, voice, clock = counting("пять")
     assert typed(keys) == ""
     clock.now += CONFIRM_S / 2
     listener.hear("шесть")
@@ -113,9 +124,7 @@ def test_a_correction_in_the_window_replaces_the_heard_answer() -> None:
 
 
 def test_the_keypad_overrules_a_read_back_answer() -> None:
-    keys, listener, keypad, _, clock = table()
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять")
+    keys, _, keypad, _, clock = counting("пять")
     assert typed(keys) == ""
     keypad.keys = ["7", ENTER]
     assert typed(keys) == "7" + ENTER
@@ -124,9 +133,7 @@ def test_the_keypad_overrules_a_read_back_answer() -> None:
 
 
 def test_a_new_prompt_drops_what_was_heard_for_the_old_one() -> None:
-    keys, listener, _, _, clock = table()
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять")
+    keys, _, _, _, clock = counting("пять")
     assert typed(keys) == ""
     keys.expect(count_prompt(Tag("d1", "vote", 9), 5))
     clock.now += CONFIRM_S * 2
@@ -142,9 +149,7 @@ def test_a_nomination_is_typed_at_once_the_host_confirms_it() -> None:
 
 
 def test_unclear_speech_is_asked_again_aloud_and_types_nothing() -> None:
-    keys, listener, _, voice, clock = table()
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять шесть")
+    keys, _, _, voice, clock = counting("пять шесть")
     clock.now += CONFIRM_S * 2
     assert typed(keys) == ""
     assert voice.said == ["Не расслышал, повторите."]
@@ -179,14 +184,10 @@ def test_a_refused_answer_is_handed_over_at_once_without_a_read_back() -> None:
 def test_a_read_back_answer_its_question_closed_on_says_it_was_not_taken() -> None:
     """«Слышу: пять», then the vote's time ran out inside the correction window: the
     answer is not taken, and the screen says so (the read-back had promised it)."""
-    from tests.voice_table import Screen
+    from tests.voice_table import Screen  # it imports this module
 
-    listener, keypad, voice, clock = FakeListener(), FakeKeypad(), FakeVoice(), FakeClock()
     screen = Screen()
-    keys = VoiceKeys(keypad, listener, RUSSIAN, screen, clock=clock)  # type: ignore[arg-type]
-    keys.watch_voice(voice)
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
-    listener.hear("пять")
+    keys, _, _, voice, clock = counting("пять", screen)
     assert typed(keys) == "" and voice.said == ["Слышу: пять."]
     keys.expect(None)  # the vote closed
     clock.now += CONFIRM_S * 2

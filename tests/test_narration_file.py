@@ -7,8 +7,6 @@ path and is read back with soundfile, as the listening tests read a whole demo.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from narrator.sound.narration import (
     narration_format,
 )
 from narrator.sound.output import FileOutput, OfflineOutput
+from tests.support import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 LOSSLESS = (".flac", ".wav")
@@ -96,14 +95,7 @@ def test_one_huge_write_is_cut_into_blocks_libvorbis_survives(tmp_path: Path) ->
         "file.write((0.1 * noise).astype(np.float32))\n"
         "file.close()\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(path), str(frames)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_python(script, str(path), str(frames), timeout=300)
     assert done.returncode == 0, done.stderr
     assert soundfile.info(str(path)).frames == frames
 

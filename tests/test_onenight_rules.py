@@ -27,17 +27,15 @@ from narrator.rules.onenight import (
     win_line,
     winner_of,
 )
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
 from tests.harness import rejected, step_through
+from tests.support import switches_maker
 
 W, HI, S, I_ = WEREWOLF, HIGH_INQUISITOR, SPIRIT, INQUISITOR
 VARIANT = get_variant("onenight")
 
 
-def switches(**options: Any) -> OneNightSwitches:
-    sw = make_switches(VARIANT, options)
-    assert isinstance(sw, OneNightSwitches)
-    return sw
+switches = switches_maker(VARIANT, OneNightSwitches)
 
 
 DEFAULT = switches()

@@ -7,15 +7,12 @@ all its lines), espeak-ng and hibari's own phonemiser.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import random
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -25,23 +22,13 @@ from narrator.voice.game_lines import spoken_keys
 from narrator.voice.number_forms import NumberForm, read_russian_number, russian_number
 from narrator.voice.numbers import LARGEST, russian, spoken
 from narrator.voice.pronounce import Pronunciation, bundled_text, pronunciation
+from tests.support import load_script
 from tests.test_catalog import SEED_LINES
 
-ROOT = Path(__file__).resolve().parent.parent
 ACUTE = "\u0301"
 
 
-def load_stress_report() -> ModuleType:
-    path = ROOT / "scripts" / "stress_report.py"
-    spec = importlib.util.spec_from_file_location("stress_report", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["stress_report"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-stress_report = load_stress_report()
+stress_report = load_script("stress_report")
 needs_festival = pytest.mark.skipif(
     shutil.which("festival") is None, reason="festival is not installed (scripts/setup.sh)"
 )

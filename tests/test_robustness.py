@@ -11,17 +11,14 @@ The fuzz and render scripts run here in small.
 from __future__ import annotations
 
 import errno
-import importlib.util
 import io
 import json
 import math
 import random
 import signal
-import subprocess
 import sys
 import termios
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -44,21 +41,13 @@ from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import OfflineOutput, VirtualClock
 from narrator.voice import voices as engines
 from narrator.voice.voices import choose_voice
+from tests.support import load_script, run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 120  # a generous hang detector, never a speed target
 RUN_CLI = (
     "sys.argv = ['narrator', *sys.argv[1:]]; runpy.run_module('narrator.cli', run_name='__main__')"
 )
-
-
-def load_script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 class SilentSpeech:
@@ -330,14 +319,7 @@ def test_huge_seats_and_endless_files_fit_in_little_memory(tmp_path: Path) -> No
         f"{RUN_CLI}"
     )
     for target in (str(path), "/dev/zero"):
-        done = subprocess.run(
-            [sys.executable, "-c", boot, "scenario", "run", target],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = run_python(boot, "scenario", "run", target, timeout=60)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
@@ -537,15 +519,7 @@ def test_a_record_folder_that_fills_up_does_not_stop_the_game(tmp_path: Path) ->
         "0.3",
     ]
     args += ["--discussion", "0.3", "--answer-time", "1", "--record-dir", str(records)]
-    done = subprocess.run(
-        [sys.executable, "-c", boot, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    done = run_python(boot, *args, timeout=120)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

@@ -30,7 +30,7 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import BadAnswerText, ConfigError
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
 from narrator.rules.sport_mafia import (
     BLACK,
     CIVILIAN,
@@ -51,6 +51,7 @@ from narrator.rules.sport_mafia import (
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
 from narrator.voice.catalog import load_catalog
 from tests.harness import rejected, step_through
+from tests.support import switches_maker
 
 VARIANT = get_variant("sport_mafia")
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -60,10 +61,7 @@ BASE = Deal((C, C, D, C, C, M, S, C, M, C))
 ALL = tuple(range(1, 11))
 
 
-def switches(**options: Any) -> SportMafiaSwitches:
-    sw = make_switches(VARIANT, options)
-    assert isinstance(sw, SportMafiaSwitches)
-    return sw
+switches = switches_maker(VARIANT, SportMafiaSwitches)
 
 
 DEFAULT = switches()

@@ -26,6 +26,7 @@ import pytest
 
 from narrator import supervise
 from narrator.ports import STOP_SIGNALS
+from tests.support import Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -88,25 +89,15 @@ class Pane:
         self.folder = folder
         # One server per pane, never a name used before: a server killed by the last
         # test may still be going down when the next one starts.
-        self.socket = f"narrator-supervise-{os.getpid()}-{next(SERVERS)}"
+        socket = f"narrator-supervise-{os.getpid()}-{next(SERVERS)}"
         script = folder / "game.py"
         script.write_text(GAME, encoding="utf-8")
         words = [sys.executable, str(script), how, str(folder), *args]
         line = f"{shlex.join(words)}; echo EXIT=$?; stty -a; sleep 3600"
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
-        self.env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+        env.update(PYTHONPATH=str(ROOT), TERM="xterm-256color")
+        self.tmux = Tmux(socket, env)
         self.tmux("new-session", "-d", "-s", "t", "-x", "80", "-y", "24", line)
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-u", "-f", os.devnull, "-L", self.socket, *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, f"tmux {args[0]}: {done.stderr.strip()}"
-        return done.stdout
 
     def history(self) -> str:
         """The pane with its whole scroll-back."""
@@ -126,9 +117,7 @@ class Pane:
         return int(game), int(engine)
 
     def parent(self) -> int:
-        shell = self.tmux("display-message", "-p", "-t", "t", "#{pane_pid}").strip()
-        found = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True)
-        pids = [int(pid) for pid in found.stdout.split() if not is_sleep(int(pid))]
+        pids = [pid for pid in self.tmux.children("t") if not is_sleep(pid)]
         assert len(pids) == 1, f"the pane's shell has children {pids}"
         return pids[0]
 
@@ -139,12 +128,7 @@ class Pane:
         return self.history()
 
     def close(self) -> None:
-        subprocess.run(
-            ["tmux", "-f", os.devnull, "-L", self.socket, "kill-server"],
-            env=self.env,
-            capture_output=True,
-            timeout=60,
-        )
+        self.tmux.kill()
 
 
 def is_sleep(pid: int) -> bool:

@@ -421,17 +421,21 @@ class Table:
         live = app.live_view
         if live is not None and live.label and squash(live.label) not in flat:
             found.append(f"the prompt label {live.label!r} is not (wholly) on screen")
-        if app.secret_text:
-            if len(secret_box(rows)) != 2 or squash(app.secret_text) not in flat:
-                found.append(f"the secret {app.secret_text!r} is not whole on screen")
-        else:
-            if secret_box(rows):
-                found.append("a secret box is on screen outside any window")
-            for secret in self.secrets_so_far():
-                if squash(secret) in flat:
-                    found.append(f"the secret {secret!r} is on screen outside its window")
+        found += self.secret_problems(rows, flat)
         if INTERNAL_ID.search(text):
             found.append(f"an internal id on screen: {INTERNAL_ID.search(text)}")
+        return found
+
+    def secret_problems(self, rows: list[str], flat: str) -> list[str]:
+        """The open secret not whole on screen, or one on screen outside its window."""
+        if self.app.secret_text:
+            if len(secret_box(rows)) != 2 or squash(self.app.secret_text) not in flat:
+                return [f"the secret {self.app.secret_text!r} is not whole on screen"]
+            return []
+        found = ["a secret box is on screen outside any window"] if secret_box(rows) else []
+        for secret in self.secrets_so_far():
+            if squash(secret) in flat:
+                found.append(f"the secret {secret!r} is on screen outside its window")
         return found
 
     async def look(self, speaker: int | None = None) -> list[str]:
@@ -642,6 +646,17 @@ async def onenight_vote(
     await g.end(title, [*reveal_lines(g, final, center), timeline(g, "day", 1, cause)])
 
 
+async def onenight_night(g: Table, seats: tuple[str, ...]) -> None:
+    """The intro, the deal and nightfall of «Ночь оборотня»: the high inquisitor's window
+    opens."""
+    await g.hear("onenight.intro", players=len(seats), center=3)
+    await g.hear("deal.start")
+    await g.deal(seats)
+    await g.hear("deal.done")
+    await g.hear("onenight.night", phase="n1")
+    await g.window(("onenight.hi_wake", {}), ("onenight.hi_hint_2", {}))
+
+
 # --- «Ночь оборотня» ---------------------------------------------------------------------
 
 
@@ -653,14 +668,9 @@ def test_a_whole_onenight_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
     assert deal.center == ("inquisitor", "inquisitor", "werewolf")
 
     async def script(g: Table) -> None:
-        await g.hear("onenight.intro", players=5, center=3)
-        await g.hear("deal.start")
-        await g.deal(deal.seats)
-        await g.hear("deal.done")
-        await g.hear("onenight.night", phase="n1")
+        await onenight_night(g, deal.seats)
         # The high inquisitor (3) picks himself (refused, with the reason), types 9 and
         # takes it back, then looks at centre cards 1 and 3: *13 on the keypad.
-        await g.window(("onenight.hi_wake", {}), ("onenight.hi_hint_2", {}))
         await g.type("3")
         refused = squash(g.t("reason.self"))
         await g.settle(lambda: refused in squash("\n".join(screen_rows(g.app))), "the refusal")
@@ -706,12 +716,7 @@ def test_a_short_onenight_game_in_real_time_through_the_sound_card(tmp_path: Pat
     assert deal.center == ("spirit", "high_inquisitor", "werewolf")
 
     async def script(g: Table) -> None:
-        await g.hear("onenight.intro", players=3, center=3)
-        await g.hear("deal.start")
-        await g.deal(deal.seats)
-        await g.hear("deal.done")
-        await g.hear("onenight.night", phase="n1")
-        await g.window(("onenight.hi_wake", {}), ("onenight.hi_hint_2", {}))
+        await onenight_night(g, deal.seats)
         shown = len(g.app.events)
         await g.type("*13")  # nobody has this card: the keys get what a holder's would
         await g.hear("onenight.hi_sleep")

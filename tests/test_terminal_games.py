@@ -44,6 +44,7 @@ import pytest
 from narrator.host.words import window_hint
 from narrator.rules.core import Tag
 from narrator.voice.catalog import Catalog, load_catalog
+from tests.support import Tmux
 
 pytestmark = [
     pytest.mark.timeout(2400),  # a whole game in real time; a hang still fails, with its screen
@@ -291,21 +292,10 @@ class Table:
     snaps: list[Snap] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.socket = f"narrator-test-{os.getpid()}-{self.folder.name}"[:100]
+        self.tmux = Tmux(f"narrator-test-{os.getpid()}-{self.folder.name}"[:100], self.env)
         self.records = self.folder / "records"
         self.socket_path: Path | None = None
         self.heard = False  # narrator was seen playing into the sink
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-u", "-f", os.devnull, "-L", self.socket, *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, f"tmux {args[0]}: {done.stderr.strip()}"
-        return done.stdout
 
     def start(self) -> None:
         line = self.shell_line("play", self.game, *self.args)
@@ -325,9 +315,7 @@ class Table:
 
     def narrator_pid(self) -> int:
         """The narrator process running in the pane (the shell's child)."""
-        shell = self.tmux("display-message", "-p", "-t", "game", "#{pane_pid}").strip()
-        children = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True)
-        pids = [int(pid) for pid in children.stdout.split()]
+        pids = self.tmux.children("game")
         assert len(pids) == 1, f"the pane's shell has children {pids}"
         return pids[0]
 
@@ -337,12 +325,7 @@ class Table:
             for snap in self.snaps:
                 out.write(f"--- events {snap.events_before}..{snap.events_after}\n")
                 out.write(snap.screen.text + "\n")
-        subprocess.run(
-            ["tmux", "-f", os.devnull, "-L", self.socket, "kill-server"],
-            env=self.env,
-            capture_output=True,
-            timeout=60,
-        )
+        self.tmux.kill()
         if self.socket_path is not None:
             self.socket_path.unlink(missing_ok=True)  # tmux leaves its socket behind
 
@@ -918,15 +901,23 @@ def onenight(view: View, prompt: Event) -> Sequence[Step] | None:
     return None
 
 
+def whole_game(
+    tables: Callable[..., Table], game: str, players: int, policy: Policy, *args: str, leave: str
+) -> str:
+    """A whole game of seed 1 played by ``policy``, its end screen left with ``leave``: the
+    winner."""
+    table = tables(game, ["--players", str(players), "--seed", "1", *args, *COMMON])
+    end = play(table, policy, players)
+    view = finish(table, end, leave)
+    winner: str = view.events[-1]["winner"]
+    return winner
+
+
 @pytest.mark.terminal
 def test_onenight_in_a_real_terminal(tables: Callable[..., Table]) -> None:
-    table = tables(
-        "onenight",
-        ["--players", "5", "--seed", "1", "--window", "8", "--discussion", "3", *COMMON],
-    )
-    end = play(table, onenight, 5)
-    view = finish(table, end, "Enter")
-    assert view.events[-1]["winner"] == "inquisition"  # seed 1: the werewolf at seat 1 burns
+    args = ("--window", "8", "--discussion", "3")
+    # seed 1: the werewolf at seat 1 burns
+    assert whole_game(tables, "onenight", 5, onenight, *args, leave="Enter") == "inquisition"
 
 
 # The default tier's one tmux game: espeak-ng at its fastest keeps it short (the best voice,
@@ -1094,24 +1085,8 @@ def halloween(view: View, prompt: Event) -> Sequence[Step] | None:
 
 @pytest.mark.terminal
 def test_halloween_in_a_real_terminal(tables: Callable[..., Table]) -> None:
-    table = tables(
-        "halloween",
-        [
-            "--players",
-            "7",
-            "--seed",
-            "1",
-            "--window",
-            "8",
-            "--discussion",
-            "3",
-            *timings(silence_s=1),
-            *COMMON,
-        ],
-    )
-    end = play(table, halloween, 7)
-    view = finish(table, end, "Escape")
-    assert view.events[-1]["winner"] == "villagers"
+    args = ("--window", "8", "--discussion", "3", *timings(silence_s=1))
+    assert whole_game(tables, "halloween", 7, halloween, *args, leave="Escape") == "villagers"
 
 
 BLACK = ("mafia", "don")
@@ -1146,27 +1121,8 @@ def sport_mafia(view: View, prompt: Event) -> Sequence[Step] | None:
 
 @pytest.mark.terminal
 def test_sport_mafia_in_a_real_terminal(tables: Callable[..., Table]) -> None:
-    table = tables(
-        "sport_mafia",
-        [
-            "--players",
-            "10",
-            "--seed",
-            "1",
-            *timings(
-                speech_s=30,
-                last_word_s=2,
-                defence_s=2,
-                meeting_s=3,
-                check_s=8,
-                shot_call_s=1,
-            ),
-            *COMMON,
-        ],
-    )
-    end = play(table, sport_mafia, 10)
-    view = finish(table, end, "Enter")
-    assert view.events[-1]["winner"] == "red"
+    args = timings(speech_s=30, last_word_s=2, defence_s=2, meeting_s=3, check_s=8, shot_call_s=1)
+    assert whole_game(tables, "sport_mafia", 10, sport_mafia, *args, leave="Enter") == "red"
 
 
 def alliance(view: View, prompt: Event) -> Sequence[Step] | None:
@@ -1206,26 +1162,6 @@ def alliance(view: View, prompt: Event) -> Sequence[Step] | None:
 
 @pytest.mark.terminal
 def test_alliance_in_a_real_terminal(tables: Callable[..., Table]) -> None:
-    table = tables(
-        "alliance",
-        [
-            "--players",
-            "9",
-            "--seed",
-            "1",
-            "--window",
-            "8",
-            *timings(
-                election_speech_s=30,
-                speech_s=3,
-                pk_speech_s=3,
-                last_words_s=3,
-                badge_s=8,
-                hunter_s=2,
-            ),
-            *COMMON,
-        ],
-    )
-    end = play(table, alliance, 9)
-    view = finish(table, end, "Enter")
-    assert view.events[-1]["winner"] == "werewolves"
+    speeches = timings(election_speech_s=30, speech_s=3, pk_speech_s=3, last_words_s=3)
+    args = ("--window", "8", *speeches, *timings(badge_s=8, hunter_s=2))
+    assert whole_game(tables, "alliance", 9, alliance, *args, leave="Enter") == "werewolves"

@@ -8,35 +8,30 @@ from narrator.rules.errors import ConfigError
 from narrator.voice.catalog import load_catalog, placeholders
 from narrator.voice.numbers import english, russian, spoken
 
+RUSSIAN_LINES = [
+    ("Игрок номер 5, возьмите карту.", "Игрок номер пять, возьмите карту."),
+    ("10 принято", "десять принято"),
+    ("1, 3", "один, три"),
+    ("Игроки номер 1, 3, 12.", "Игроки номер один, три, двенадцать."),
+    ("места 13 нет: за столом места 1–10", "места тринадцать нет: за столом места один–десять"),
+    ("7…", "семь…"),
+    ("Игроков: 0.", "Игроков: ноль."),
+    ("осталось 100 с", "осталось сто с"),
+]
+ENGLISH_LINES = [
+    ("Player number 5 goes to the stake.", "Player number five goes to the stake."),
+    ("Players number 1, 3, 12.", "Players number one, three, twelve."),
+    ("10 accepted", "ten accepted"),
+    ("Cards in the centre: 3.", "Cards in the centre: three."),
+]
+
 
 @pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("Игрок номер 5, возьмите карту.", "Игрок номер пять, возьмите карту."),
-        ("10 принято", "десять принято"),
-        ("1, 3", "один, три"),
-        ("Игроки номер 1, 3, 12.", "Игроки номер один, три, двенадцать."),
-        ("места 13 нет: за столом места 1–10", "места тринадцать нет: за столом места один–десять"),
-        ("7…", "семь…"),
-        ("Игроков: 0.", "Игроков: ноль."),
-        ("осталось 100 с", "осталось сто с"),
-    ],
+    ("lang", "text", "words"),
+    [("ru", *line) for line in RUSSIAN_LINES] + [("en", *line) for line in ENGLISH_LINES],
 )
-def test_russian_lines(text: str, words: str) -> None:
-    assert spoken(text, "ru") == words
-
-
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("Player number 5 goes to the stake.", "Player number five goes to the stake."),
-        ("Players number 1, 3, 12.", "Players number one, three, twelve."),
-        ("10 accepted", "ten accepted"),
-        ("Cards in the centre: 3.", "Cards in the centre: three."),
-    ],
-)
-def test_english_lines(text: str, words: str) -> None:
-    assert spoken(text, "en") == words
+def test_the_numbers_of_a_line_are_said_in_words(lang: str, text: str, words: str) -> None:
+    assert spoken(text, lang) == words
 
 
 def test_only_standalone_integers_change() -> None:

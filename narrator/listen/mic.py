@@ -16,7 +16,6 @@ import queue
 import threading
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -25,6 +24,7 @@ import numpy.typing as npt
 from narrator.listen.engine import RATE
 from narrator.rules.errors import ConfigError
 from narrator.sound.output import quiet_native_stderr
+from narrator.voice.install import sounddevice
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -77,19 +77,6 @@ def read_wav(path: Path) -> bytes:
     return to_pcm(resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate)))
 
 
-def _sounddevice() -> ModuleType:
-    try:
-        return importlib.import_module("sounddevice")
-    except ImportError as error:
-        if error.name != "sounddevice":
-            raise
-        raise ConfigError("sounddevice is not installed: pip install sounddevice") from None
-    except OSError as error:  # the PortAudio library itself is missing
-        raise ConfigError(
-            f"PortAudio is missing ({error}): apt-get install libportaudio2"
-        ) from None
-
-
 def parse_device(text: str | None) -> str | int | None:
     """``--input-device``: an index (``3``) or part of a device name (``USB``)."""
     if text is None or text == "":
@@ -99,7 +86,7 @@ def parse_device(text: str | None) -> str | int | None:
 
 def input_devices() -> list[str]:
     """Names of the input devices, for advice («try another one with --input-device»)."""
-    sd = _sounddevice()
+    sd = sounddevice()
     return [
         f"{index}: {device['name']}"
         for index, device in enumerate(sd.query_devices())
@@ -128,7 +115,7 @@ class Microphone:
 
     def start(self) -> None:
         """Open the device; no input device is one ConfigError line."""
-        sd = _sounddevice()
+        sd = sounddevice()
         which = "the default microphone" if self.device is None else f"input device {self.device!r}"
         try:
             info = sd.query_devices(self.device, kind="input")

@@ -187,21 +187,9 @@ def fetch(
         have = 0
     if spec.size is not None and have == spec.size:
         return
-    try:
-        request = urllib.request.Request(spec.source, headers={"User-Agent": "narrator"})
-    except ValueError as error:  # not a URL at all ("x", "http://[::1")
-        raise ConfigError(offline_message(spec, folder, error)) from None
-    if have:
-        request.add_header("Range", f"bytes={have}-")
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout)
-    except urllib.error.HTTPError as error:
-        if error.code == 416 and have:  # nothing left to send: the file is complete
-            return
-        raise ConfigError(offline_message(spec, folder, f"HTTP {error.code}")) from None
-    except (urllib.error.URLError, OSError) as error:
-        reason = getattr(error, "reason", error)
-        raise ConfigError(offline_message(spec, folder, reason)) from None
+    response = _request(spec, folder, have, timeout)
+    if response is None:  # nothing left to send: the file is complete
+        return
     with response:
         start, total = _total(response, have)
         if start != have:
@@ -211,32 +199,65 @@ def fetch(
                 f"{spec.source} is {total} bytes, but {spec.name}.zip should be {spec.size}: "
                 "a different file (a proxy's page?); nothing was kept"
             )
-        most = largest(spec)
-        if total is not None and total > most:
+        if total is not None and total > largest(spec):
             raise ConfigError(too_large(spec, total))
-        done = have
-        try:
-            with part.open("ab" if have else "wb") as out:
-                while chunk := response.read(CHUNK):
-                    out.write(chunk)
-                    done += len(chunk)
-                    if done > most:  # an endless stream (file:///dev/zero) fills no disk
-                        break
-                    if progress is not None:
-                        progress(done, total or spec.size)
-        except (OSError, http.client.HTTPException) as error:
-            raise ConfigError(
-                f"the download of {spec.source} broke off at {done} bytes ({error!r}); "
-                "run the same command again to continue"
-            ) from None
-        if done > most:
-            part.unlink(missing_ok=True)
-            raise ConfigError(too_large(spec, done, more=True))
-        if total is not None and done < total:
-            raise ConfigError(
-                f"the download of {spec.source} broke off at {done} of {total} bytes; "
-                "run the same command again to continue"
-            )
+        _receive(response, spec, part, have, total, progress)
+
+
+def _request(spec: ModelSpec, folder: Path, have: int, timeout: float) -> Any:
+    """The server's response for the archive from byte ``have`` on; None when the
+    server has nothing left to send (416 to a resumed request)."""
+    try:
+        request = urllib.request.Request(spec.source, headers={"User-Agent": "narrator"})
+    except ValueError as error:  # not a URL at all ("x", "http://[::1")
+        raise ConfigError(offline_message(spec, folder, error)) from None
+    if have:
+        request.add_header("Range", f"bytes={have}-")
+    try:
+        return urllib.request.urlopen(request, timeout=timeout)
+    except urllib.error.HTTPError as error:
+        if error.code == 416 and have:
+            return None
+        raise ConfigError(offline_message(spec, folder, f"HTTP {error.code}")) from None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise ConfigError(offline_message(spec, folder, reason)) from None
+
+
+def _receive(
+    response: Any,
+    spec: ModelSpec,
+    part: Path,
+    have: int,
+    total: int | None,
+    progress: Progress | None,
+) -> None:
+    """Write the response's bytes after the ``have`` already in ``part``; never more
+    than the archive may have."""
+    most = largest(spec)
+    done = have
+    try:
+        with part.open("ab" if have else "wb") as out:
+            while chunk := response.read(CHUNK):
+                out.write(chunk)
+                done += len(chunk)
+                if done > most:  # an endless stream (file:///dev/zero) fills no disk
+                    break
+                if progress is not None:
+                    progress(done, total or spec.size)
+    except (OSError, http.client.HTTPException) as error:
+        raise ConfigError(
+            f"the download of {spec.source} broke off at {done} bytes ({error!r}); "
+            "run the same command again to continue"
+        ) from None
+    if done > most:
+        part.unlink(missing_ok=True)
+        raise ConfigError(too_large(spec, done, more=True))
+    if total is not None and done < total:
+        raise ConfigError(
+            f"the download of {spec.source} broke off at {done} of {total} bytes; "
+            "run the same command again to continue"
+        )
 
 
 def largest(spec: ModelSpec) -> int:

@@ -30,7 +30,6 @@ English phones and so further from every phone loop, needs a looser one.
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 import threading
 import time
@@ -46,6 +45,7 @@ import numpy as np
 from narrator.listen.engine import RATE, WholeUtterance
 from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
 from narrator.rules.errors import ConfigError
+from narrator.voice.install import require
 
 PACKAGE = "pip install pocketsphinx==5.1.1"
 LANGS = ("en", "ru")
@@ -64,12 +64,7 @@ REJECT = {"en": -25.0, "ru": -30.0}
 
 
 def require_pocketsphinx() -> ModuleType:
-    try:
-        return importlib.import_module("pocketsphinx")
-    except ImportError as error:
-        if error.name != "pocketsphinx":
-            raise
-        raise ConfigError(f"pocketsphinx is not installed: {PACKAGE}") from None
+    return require("pocketsphinx", PACKAGE)
 
 
 def model_folder() -> Path:

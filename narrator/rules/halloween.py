@@ -333,43 +333,24 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
         vampires_agree(night, vampires, living, players),
     )
 
-    protected: Seat | None = None
-    awake = table.called(WITCH, sw.call_dead_roles)
-    if awake is not None:
-        protected = yield from window(
-            "halloween.witch_wake",
-            Wake(
-                Tag(phase, "witch"),
-                sw.window(WITCH),
-                awake,
-                decoy=decoy(witch_prompt(night, NO_SEAT, living, None, players, sw.witch_may_skip)),
-            ),
-            "halloween.witch_sleep",
-            protect(table, night, awake, living),
-        )
+    protected = yield from kit.role_call(
+        ("halloween.witch_wake", "halloween.witch_sleep"),
+        Tag(phase, "witch"),
+        sw.window(WITCH),
+        table.called(WITCH, sw.call_dead_roles),
+        lambda awake: protect(table, night, awake, living),
+        decoy(witch_prompt(night, NO_SEAT, living, None, players, sw.witch_may_skip)),
+    )
 
-    awake = table.called(HUNTER, sw.call_dead_roles)
-    if awake is not None:
-        tag = Tag(phase, "hunter")
-        yield from window(
-            "halloween.hunter_wake",
-            Wake(
-                tag,
-                sw.window(HUNTER),
-                awake,
-                decoy=decoy(
-                    hunter_prompt(night, NO_SEAT, living, players),
-                    shows=(Secret.token("no"), Secret.token("yes")),
-                ),
-            ),
-            "halloween.hunter_sleep",
-            kit.checks(
-                tag,
-                awake,
-                lambda hunter: hunter_prompt(night, hunter, living, players),
-                lambda seat: Secret.token("yes" if table.role(seat) == VAMPIRE else "no"),
-            ),
-        )
+    yield from kit.check_call(
+        ("halloween.hunter_wake", "halloween.hunter_sleep"),
+        Tag(phase, "hunter"),
+        sw.window(HUNTER),
+        table.called(HUNTER, sw.call_dead_roles),
+        prompt=lambda hunter: hunter_prompt(night, hunter, living, players),
+        verdict=lambda seat: "yes" if table.role(seat) == VAMPIRE else "no",
+        verdicts=("no", "yes"),
+    )
     return attack, protected
 
 

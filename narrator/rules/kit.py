@@ -277,6 +277,48 @@ def checks(
     return None
 
 
+def role_call(
+    lines: tuple[str, str],
+    tag: core.Tag,
+    seconds: float,
+    awake: tuple[Seat, ...] | None,
+    body: Callable[[tuple[Seat, ...]], Flow[T]],
+    decoy: core.Decoy | None = None,
+) -> Flow[T | None]:
+    """A role's :func:`window` (lines: its wake and sleep lines) with ``body`` for the
+    awake in it, ``decoy`` when nobody is; with ``awake`` None (see :func:`called`),
+    no call at all and None."""
+    if awake is None:
+        return None
+    step = core.Wake(tag, seconds, awake, decoy=decoy)
+    return (yield from window(lines[0], step, lines[1], body(awake)))
+
+
+def check_call(
+    lines: tuple[str, str],
+    tag: core.Tag,
+    seconds: float,
+    awake: tuple[Seat, ...] | None,
+    *,
+    prompt: Callable[[Seat], Prompt],
+    verdict: Callable[[Seat], str],
+    verdicts: Iterable[str],
+) -> Flow[None]:
+    """A checking role's window (lines: its wake and sleep lines): each awake checker
+    names a seat and alone sees its ``verdict``. With nobody awake, the decoy asks the
+    same of nobody and shows one of ``verdicts``; with ``awake`` None, no call at all."""
+    shows = tuple(core.Secret.token(each) for each in verdicts)
+    yield from role_call(
+        lines,
+        tag,
+        seconds,
+        awake,
+        lambda checkers: checks(tag, checkers, prompt, lambda s: core.Secret.token(verdict(s))),
+        core.decoy(prompt(core.NO_SEAT), shows=shows),
+    )
+    return None
+
+
 def deal_cards(
     cards: Sequence[str],
     call: str = "deal.call",

@@ -25,7 +25,6 @@ from narrator.rules.answers import (
     SeatsAnswer,
 )
 from narrator.rules.core import (
-    NO_SEAT,
     Ask,
     Channel,
     Composition,
@@ -47,7 +46,6 @@ from narrator.rules.core import (
     Timer,
     Wake,
     dead_seat,
-    decoy,
     forbid,
     living_only,
     not_self,
@@ -477,31 +475,16 @@ def role_check(
     table: Table, night: int, role: str, lines: tuple[str, str], token: Callable[[str], str]
 ) -> Flow[None]:
     """The Don or the Sheriff checks one player; a dead one is called with a full pause."""
-    awake = table.called(role, table.sw.call_dead_roles)
-    if awake is None:
-        return None
     tag = Tag(f"n{night}", role)
     living = tuple(table.alive)
-    yield from window(
-        lines[0],
-        Wake(
-            tag,
-            table.sw.check_s,
-            awake,
-            decoy=decoy(
-                _seat_prompt(tag, NO_SEAT, living),
-                shows=tuple(
-                    Secret.token(shown) for shown in sorted({token(r) for r in table.roles})
-                ),
-            ),
-        ),
-        lines[1],
-        kit.checks(
-            tag,
-            awake,
-            lambda seat: _seat_prompt(tag, seat, living),
-            lambda seat: Secret.token(token(table.role(seat))),
-        ),
+    yield from kit.check_call(
+        lines,
+        tag,
+        table.sw.check_s,
+        table.called(role, table.sw.call_dead_roles),
+        prompt=lambda seat: _seat_prompt(tag, seat, living),
+        verdict=lambda seat: token(table.role(seat)),
+        verdicts=sorted({token(r) for r in table.roles}),
     )
     return None
 

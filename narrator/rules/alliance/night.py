@@ -95,21 +95,15 @@ def choose_lovers(
 
 def guard_call(table: Table, night: int) -> Flow[Seat | None]:
     sw = table.sw
-    awake = table.called(GUARD, sw.call_dead_roles)
-    if awake is None:
-        return None
-    target = yield from window(
-        "alliance.guard_wake",
-        Wake(
-            Tag(f"n{night}", "guard"),
-            sw.window(sw.guard_s),
-            awake,
-            decoy=decoy(guard_prompt(night, NO_SEAT, tuple(table.alive), None, table.players)),
-        ),
-        "alliance.guard_sleep",
-        protect(table, night, awake),
+    guarded = yield from kit.role_call(
+        ("alliance.guard_wake", "alliance.guard_sleep"),
+        Tag(f"n{night}", "guard"),
+        sw.window(sw.guard_s),
+        table.called(GUARD, sw.call_dead_roles),
+        lambda awake: protect(table, night, awake),
+        decoy(guard_prompt(night, NO_SEAT, tuple(table.alive), None, table.players)),
     )
-    return target
+    return guarded
 
 
 def protect(table: Table, night: int, awake: Sequence[Seat]) -> Flow[Seat | None]:
@@ -151,21 +145,15 @@ def hunt(table: Table, night: int, wolves: Sequence[Seat]) -> Flow[Seat | None]:
 def witch_call(table: Table, night: int, victim: Seat | None) -> Flow[tuple[bool, Seat | None]]:
     """One window, the victim on screen while the antidote lasts, save first (4.4)."""
     sw = table.sw
-    awake = table.called(WITCH, sw.call_dead_roles)
-    if awake is None:
-        return False, None
-    potions = yield from window(
-        "alliance.witch_wake",
-        Wake(
-            Tag(f"n{night}", "witch_save"),
-            sw.window(sw.witch_s),
-            awake,
-            decoy=Decoy(witch_questions(table, night)),
-        ),
-        "alliance.witch_sleep",
-        brew(table, night, awake, victim),
+    potions = yield from kit.role_call(
+        ("alliance.witch_wake", "alliance.witch_sleep"),
+        Tag(f"n{night}", "witch_save"),
+        sw.window(sw.witch_s),
+        table.called(WITCH, sw.call_dead_roles),
+        lambda awake: brew(table, night, awake, victim),
+        Decoy(witch_questions(table, night)),
     )
-    return potions
+    return (False, None) if potions is None else potions
 
 
 def witch_questions(table: Table, night: int) -> Callable[[tuple[Answer, ...]], Prompt | None]:
@@ -225,30 +213,15 @@ def brew(
 
 
 def seer_call(table: Table, night: int) -> Flow[None]:
-    sw = table.sw
-    awake = table.called(SEER, sw.call_dead_roles)
-    if awake is None:
-        return None
-    tag = Tag(f"n{night}", "seer")
-    living = tuple(table.alive)
-    yield from window(
-        "alliance.seer_wake",
-        Wake(
-            tag,
-            sw.window(sw.seer_s),
-            awake,
-            decoy=decoy(
-                seer_prompt(night, NO_SEAT, living, table.players),
-                shows=(Secret.token("good"), Secret.token("werewolf")),
-            ),
-        ),
-        "alliance.seer_sleep",
-        kit.checks(
-            tag,
-            awake,
-            lambda seer: seer_prompt(night, seer, living, table.players),
-            lambda seat: Secret.token("werewolf" if table.role(seat) == WEREWOLF else "good"),
-        ),
+    sw, living = table.sw, tuple(table.alive)
+    yield from kit.check_call(
+        ("alliance.seer_wake", "alliance.seer_sleep"),
+        Tag(f"n{night}", "seer"),
+        sw.window(sw.seer_s),
+        table.called(SEER, sw.call_dead_roles),
+        prompt=lambda seer: seer_prompt(night, seer, living, table.players),
+        verdict=lambda seat: "werewolf" if table.role(seat) == WEREWOLF else "good",
+        verdicts=("good", "werewolf"),
     )
     return None
 
@@ -256,15 +229,20 @@ def seer_call(table: Table, night: int) -> Flow[None]:
 def hunter_call(table: Table, night: int, poisoned: Seat | None) -> Flow[None]:
     """The shooting status: «не можешь стрелять» exactly when poisoned tonight (4.4)."""
     sw = table.sw
-    awake = table.called(HUNTER, sw.call_dead_roles)
-    if awake is None or not sw.hunter_status_call:
-        return None
     tag = Tag(f"n{night}", "hunter")
-    status = {hunter: "cannot_shoot" if hunter == poisoned else "can_shoot" for hunter in awake}
-    yield from window(
-        "alliance.hunter_wake",
-        Wake(tag, sw.window(sw.hunter_status_s), awake),
-        "alliance.hunter_sleep",
-        kit.steps(*(Show(tag, (hunter,), Secret.token(status[hunter])) for hunter in awake)),
+
+    def status(awake: tuple[Seat, ...]) -> Flow[None]:
+        for hunter in awake:
+            yield Show(
+                tag, (hunter,), Secret.token("cannot_shoot" if hunter == poisoned else "can_shoot")
+            )
+        return None
+
+    yield from kit.role_call(
+        ("alliance.hunter_wake", "alliance.hunter_sleep"),
+        tag,
+        sw.window(sw.hunter_status_s),
+        table.called(HUNTER, sw.call_dead_roles) if sw.hunter_status_call else None,
+        status,
     )
     return None

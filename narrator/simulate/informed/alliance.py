@@ -51,16 +51,9 @@ class Alliance(Strategy):
 
     def kill(self, prompt: Prompt) -> str | None:
         """The werewolves together: the seer who exposes them, the sheriff, else a victim."""
-        minds = [self.minds[seat] for seat in prompt.seats]
-        team = self.partners(minds)
-        choices = [s for s in seats_of(prompt) if s not in team]
-        for seat in reversed(self.exposers(team)):
-            if seat in choices:
-                return str(seat)
         sheriff = self.board.sheriff
-        if sheriff is not None and sheriff in choices:
-            return str(sheriff)
-        victim = self.agreed((prompt.tag.phase, "kill"), choices)
+        preferred = () if sheriff is None else (sheriff,)
+        victim = self.victim(prompt, seats_of(prompt), "kill", preferred)
         return None if victim is None else str(victim)
 
     def save(self, prompt: Prompt) -> str | None:

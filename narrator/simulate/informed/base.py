@@ -140,6 +140,19 @@ class Strategy:
             self.team[key] = self.rng.choice(choices) if choices else None
         return self.team[key]
 
+    def victim(
+        self, prompt: Prompt, choices: Sequence[Seat], key: str, preferred: Iterable[Seat] = ()
+    ) -> Seat | None:
+        """The evil team's one night victim among ``choices`` outside the team: the
+        newest claimant who exposes it, else the first of ``preferred``, else the one
+        it agrees on for ``key`` this night."""
+        team = self.partners(self.minds[seat] for seat in prompt.seats)
+        targets = [s for s in choices if s not in team]
+        for seat in [*reversed(self.exposers(team)), *preferred]:
+            if seat in targets:
+                return seat
+        return self.agreed((prompt.tag.phase, key), targets)
+
     def vote_for(self, mind: Mind, prompt: Prompt, choices: Sequence[Seat]) -> Seat | None:
         """The seat ``mind`` votes for among ``choices`` (None: abstain).
 

@@ -25,13 +25,7 @@ class Halloween(Strategy):
 
     def attack(self, prompt: Prompt) -> str | None:
         """The vampires together: the hunter who exposes them, else an agreed victim."""
-        minds = [self.minds[seat] for seat in prompt.seats]
-        team = self.partners(minds)
-        choices = [s for s in seats_of(prompt) if s not in team]
-        for seat in reversed(self.exposers(team)):
-            if seat in choices:
-                return str(seat)
-        victim = self.agreed((prompt.tag.phase, "attack"), choices)
+        victim = self.victim(prompt, seats_of(prompt), "attack")
         return None if victim is None else str(victim)
 
     def protect(self, prompt: Prompt) -> str | None:

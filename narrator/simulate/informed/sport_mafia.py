@@ -54,15 +54,8 @@ class SportMafia(Strategy):
         if not shooters:
             return None
         minds = [self.minds[seat] for seat in shooters]
-        team = self.partners(minds)
-        living = sorted(self.board.alive)
-        choices = [s for s in living if s not in team]
-        target = next((s for s in reversed(self.exposers(team)) if s in choices), None)
-        if target is None:
-            found = {s for m in minds for s, role in m.roles.items() if role == SHERIFF}
-            target = next((s for s in sorted(found) if s in choices), None)
-        if target is None:
-            target = self.agreed((prompt.tag.phase, "shot"), choices)
+        found = {s for m in minds for s, role in m.roles.items() if role == SHERIFF}
+        target = self.victim(prompt, sorted(self.board.alive), "shot", sorted(found))
         if target is None:
             return None
         return " ".join([str(target)] * len(shooters))

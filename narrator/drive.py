@@ -24,17 +24,15 @@ from narrator.rules.core import (
     Outcome,
     Param,
     Phase,
-    Prompt,
     Say,
     Show,
     Sleep,
     Step,
     Timer,
     Wake,
-    phase_kind,
-    phase_number,
 )
 from narrator.rules.errors import NarratorError
+from narrator.rules.prompts import Prompt, phase_kind, phase_number
 from narrator.voice.catalog import Catalog
 
 NIGHT_LIMIT = 30  # SCENARIOS.md: a run stops after night 30 at the latest

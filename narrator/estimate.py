@@ -47,19 +47,9 @@ from typing import Any
 
 from narrator.drive import Headless, Unrecorded
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    DealCard,
-    Game,
-    Prompt,
-    Say,
-    Switches,
-    Timer,
-    Wake,
-    phase_kind,
-    phase_number,
-    shuffled_deal,
-)
+from narrator.rules.core import DealCard, Game, Say, Switches, Timer, Wake, shuffled_deal
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, phase_kind, phase_number
 from narrator.rules.registry import Variant, get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
 from narrator.voice.engines import FESTIVAL, HIBARI

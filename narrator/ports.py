@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from narrator.rules.core import Prompt, PublicView
+from narrator.rules.core import PublicView
+from narrator.rules.prompts import Prompt
 
 ENTER = "\n"
 BACKSPACE = "\x7f"

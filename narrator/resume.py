@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from narrator.limits import MAX_ANSWER_S
 from narrator.rules.answers import Answer, answer_from_json, answer_to_json
-from narrator.rules.core import phase_kind
 from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.prompts import phase_kind
 
 DoneKind = Literal["reply", "window", "dealt"]
 

@@ -33,8 +33,9 @@ from narrator.drive import ALREADY_ANSWERED, Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import Deal, DealCard, Prompt, Show, Switches, Timer, Wake
+from narrator.rules.core import Deal, DealCard, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError, NotNow
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import (
     Variant,
     check_players,

@@ -36,16 +36,14 @@ from narrator.rules.core import (
     Eliminate,
     Outcome,
     Phase,
-    Prompt,
     Say,
-    Seat,
     Show,
     Step,
-    Tag,
     Timer,
     Wake,
 )
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import DealCard, Prompt, Show, Timer, Wake, shuffled_deal
+from narrator.rules.core import DealCard, Show, Timer, Wake, shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 

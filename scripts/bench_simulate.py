@@ -34,7 +34,8 @@ from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import Ask, Prompt, Timer, shuffled_deal
+from narrator.rules.core import Ask, Timer, shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.simulate.driver import game_rngs
 from narrator.simulate.run import Setup, play_range

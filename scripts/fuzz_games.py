@@ -71,8 +71,9 @@ from narrator.rules.answers import (  # noqa: E402
     SeatAnswer,
     SeatsAnswer,
 )
-from narrator.rules.core import Phase, Prompt, Seat, Switches  # noqa: E402
+from narrator.rules.core import Phase, Switches  # noqa: E402
 from narrator.rules.errors import ConfigError, NarratorError  # noqa: E402
+from narrator.rules.prompts import Prompt, Seat  # noqa: E402
 from narrator.rules.registry import (  # noqa: E402
     GAMES,
     Variant,

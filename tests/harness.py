@@ -34,11 +34,9 @@ from narrator.rules.core import (
     DealCard,
     Eliminate,
     Phase,
-    Prompt,
     PublicView,
     RoleName,
     Say,
-    Seat,
     Secret,
     Show,
     Sleep,
@@ -46,10 +44,10 @@ from narrator.rules.core import (
     Switches,
     Timer,
     Wake,
-    phase_kind,
     shuffled_deal,
 )
 from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
+from narrator.rules.prompts import Prompt, Seat, phase_kind
 from narrator.rules.registry import Variant, get_variant, make_switches
 from narrator.simulate.driver import drawn
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders

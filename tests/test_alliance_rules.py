@@ -68,8 +68,9 @@ from narrator.rules.answers import (
     YesNo,
 )
 from narrator.rules.chance import Chance
-from narrator.rules.core import Ask, Deal, Eliminate, Phase, Prompt, Say, Step, Tag, Timer
+from narrator.rules.core import Ask, Deal, Eliminate, Phase, Say, Step, Timer
 from narrator.rules.errors import BadAnswerText, ConfigError, NotNow
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import check_players, get_variant, make_switches
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
 from narrator.simulate.driver import drawn

@@ -22,7 +22,8 @@ from narrator.host.demo import DemoKeys
 from narrator.host.table import TableDriver
 from narrator.host.terminal import RealClock
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Tag, Wake
+from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Wake
+from narrator.rules.prompts import Tag
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer, MixSettings
 from narrator.sound.output import DeviceOutput

@@ -15,15 +15,10 @@ import pytest
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Outcome,
-    Prompt,
-    Say,
-    Step,
-    shuffled_deal,
-)
+from narrator.rules.core import Outcome, Say, Step, shuffled_deal
 from narrator.rules.errors import NarratorError
 from narrator.rules.onenight import INQUISITION, NOBODY_WINS, ROLES, WEREWOLVES
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
 

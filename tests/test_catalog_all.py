@@ -9,14 +9,9 @@ import pytest
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Eliminate,
-    Prompt,
-    Say,
-    Show,
-    shuffled_deal,
-)
+from narrator.rules.core import Eliminate, Say, Show, shuffled_deal
 from narrator.rules.errors import NarratorError
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, known_names, make_switches
 from narrator.voice.catalog import load_catalog, placeholders
 

@@ -24,11 +24,11 @@ from narrator.rules.answers import (
     SeatsAnswer,
     YesNo,
 )
-from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import NarratorError
 from narrator.rules.halloween import vote_prompt as halloween_vote
 from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
 from narrator.rules.onenight import vote_prompt as onenight_vote
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import count_prompt, shoot_prompt, shots_of
 from narrator.voice.catalog import load_catalog
 

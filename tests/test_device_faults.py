@@ -40,7 +40,8 @@ from narrator.listen.vosk_asr import VoskLoader as ModelLoader
 from narrator.listen.words import lexicon_for
 from narrator.ports import INTERRUPT, Attempt, Clock, Live
 from narrator.prepared import Prepared, prepare
-from narrator.rules.core import Prompt, PublicView
+from narrator.rules.core import PublicView
+from narrator.rules.prompts import Prompt
 from narrator.session import spoken_game
 from narrator.settings import TableSettings
 from narrator.sound.clip import MIX_RATE, Clip

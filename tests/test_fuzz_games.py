@@ -16,7 +16,7 @@ import pytest
 from narrator import drive
 from narrator.rules import codec, sport_mafia
 from narrator.rules.answers import Answer, AnswerKind, CountAnswer, SeatsAnswer
-from narrator.rules.core import Prompt, Tag
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import get_variant, known_names
 from tests.support import load_script
 

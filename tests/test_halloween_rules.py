@@ -19,7 +19,6 @@ from narrator.rules.core import (
     Secret,
     Show,
     Step,
-    Tag,
     Timer,
     Wake,
 )
@@ -45,6 +44,7 @@ from narrator.rules.halloween import (
     winner_of,
     witch_prompt,
 )
+from narrator.rules.prompts import Tag
 from narrator.rules.registry import check_players, get_variant
 from tests.harness import rejected, step_through
 from tests.support import switches_maker

@@ -31,8 +31,8 @@ from narrator.rules.alliance.prompts import (
     order_prompt,
 )
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Prompt, Seat, Tag, seat_prompt
 from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.prompts import Prompt, Seat, Tag, seat_prompt
 from narrator.rules.sport_mafia import shoot_prompt
 
 LIVING = tuple(range(1, 11))

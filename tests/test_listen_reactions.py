@@ -24,8 +24,8 @@ from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER, Attempt, Live
-from narrator.rules.core import Prompt, Tag
 from narrator.rules.halloween import vote_prompt
+from narrator.rules.prompts import Prompt, Tag
 from narrator.voice.catalog import load_catalog
 from tests.test_listen_readback import FakeVoice
 from tests.test_table_loop import ask_once

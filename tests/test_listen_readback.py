@@ -15,7 +15,7 @@ from narrator.listen.keys import CONFIRM_S, VoiceKeys
 from narrator.listen.listener import Notice, Utterance
 from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER, Attempt
-from narrator.rules.core import Tag
+from narrator.rules.prompts import Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import GARBAGE, REJECT, SphinxEngine, jsgf
 from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
-from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import count_prompt
 from tests.voice_table import (
     Keypad,

@@ -37,8 +37,8 @@ from narrator.listen.models import KNOWN, default_models_dir, find_model
 from narrator.listen.vosk_asr import SpeechModel, model_problem
 from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
-from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 from tests.voice_table import (
     Keypad,

@@ -12,9 +12,9 @@ from narrator.listen.words import (
     lexicon_for,
 )
 from narrator.rules.answers import AnswerKind, Nobody
-from narrator.rules.core import Prompt, Tag, seat_prompt
 from narrator.rules.errors import ConfigError
 from narrator.rules.onenight import OneNightSwitches, vote_prompt
+from narrator.rules.prompts import Prompt, Tag, seat_prompt
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 from narrator.voice.numbers import english, russian
 

@@ -22,15 +22,13 @@ from narrator.rules.core import (
     Game,
     Outcome,
     Phase,
-    Prompt,
     Say,
     Step,
     Timer,
     Wake,
-    phase_kind,
-    phase_number,
     shuffled_deal,
 )
+from narrator.rules.prompts import Prompt, phase_kind, phase_number
 from narrator.simulate.driver import GameResult, Players, game_rngs, play, tell
 from narrator.simulate.players import RandomPlayers
 from narrator.simulate.run import Setup, check_setup, players_maker

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from narrator.rules.answers import CenterAnswer, Nobody, SeatAnswer
-from narrator.rules.core import Ask, Deal, Secret, Show, Sleep, Step, Tag, Wake
+from narrator.rules.core import Ask, Deal, Secret, Show, Sleep, Step, Wake
 from narrator.rules.errors import BadAnswerText, ConfigError
 from narrator.rules.onenight import (
     HIGH_INQUISITOR,
@@ -27,6 +27,7 @@ from narrator.rules.onenight import (
     win_line,
     winner_of,
 )
+from narrator.rules.prompts import Tag
 from narrator.rules.registry import get_variant
 from tests.harness import rejected, step_through
 from tests.support import switches_maker

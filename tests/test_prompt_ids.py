@@ -23,14 +23,9 @@ from pydantic import ValidationError
 
 from narrator.drive import Headless
 from narrator.record import GameRecord
-from narrator.rules.core import (
-    Deal,
-    Prompt,
-    Switches,
-    Timer,
-    shuffled_deal,
-)
+from narrator.rules.core import Deal, Switches, Timer, shuffled_deal
 from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import Variant, get_variant, known_names, make_switches
 from narrator.scenario import ScenarioFile, run_scenario
 from narrator.voice.catalog import load_catalog

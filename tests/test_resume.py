@@ -25,7 +25,8 @@ from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
 from narrator.resume import replayed, unfinished
 from narrator.rules import codec
-from narrator.rules.core import Deal, Prompt, shuffled_deal
+from narrator.rules.core import Deal, shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock, RecordingScreen, SilentVoice

@@ -44,8 +44,9 @@ from narrator.host.table import GameStopped
 from narrator.host.terminal import Terminal
 from narrator.ports import Clock
 from narrator.prepared import prepare, stream
-from narrator.rules.core import Deal, Prompt
+from narrator.rules.core import Deal
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt
 from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
 from narrator.voice.catalog import load_catalog

@@ -17,7 +17,8 @@ import pytest
 from narrator import cli
 from narrator.rules import halloween
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Eliminate, Prompt, Say, Seat, Tag, Timer, shuffled_deal
+from narrator.rules.core import Eliminate, Say, Timer, shuffled_deal
+from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.registry import get_variant, make_switches
 from narrator.simulate import run
 from narrator.simulate.driver import IllegalPolicy, accept, game_rngs, play

@@ -19,17 +19,16 @@ from narrator.rules.core import (
     Deal,
     Eliminate,
     Phase,
-    Prompt,
     Say,
     Secret,
     Show,
     Sleep,
     Step,
-    Tag,
     Timer,
     Wake,
 )
 from narrator.rules.errors import BadAnswerText, ConfigError
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import get_variant
 from narrator.rules.sport_mafia import (
     BLACK,

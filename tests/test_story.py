@@ -31,7 +31,7 @@ from narrator.prepared import prepare, rules_rng
 from narrator.record import GameRecord
 from narrator.resume import Unfinished, unfinished
 from narrator.rules import codec
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 from narrator.session import TablePorts, recorded_game
 from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog

@@ -24,20 +24,9 @@ from narrator.rules.answers import (
     SeatAnswer,
     SeatsAnswer,
 )
-from narrator.rules.core import (
-    Ask,
-    Deal,
-    Game,
-    Outcome,
-    Phase,
-    Prompt,
-    Script,
-    Sleep,
-    Tag,
-    Timer,
-    Wake,
-)
+from narrator.rules.core import Ask, Deal, Game, Outcome, Phase, Script, Sleep, Timer, Wake
 from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import count_prompt
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock, RecordingScreen, SilentVoice
@@ -348,7 +337,8 @@ def test_the_stop_question_stops_only_on_yes() -> None:
 def test_the_end_screen_tells_the_game_in_words() -> None:
     from narrator.host.ending import end_screen
     from narrator.rules.answers import SeatAnswer
-    from narrator.rules.core import Eliminate, Secret, Show, seat_prompt
+    from narrator.rules.core import Eliminate, Secret, Show
+    from narrator.rules.prompts import seat_prompt
     from narrator.story import Chronicle
 
     deal = Deal(("civilian", "sheriff", "mafia", "civilian", "don", "civilian"), ())

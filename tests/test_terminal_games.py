@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 
 from narrator.host.words import window_hint
-from narrator.rules.core import Tag
+from narrator.rules.prompts import Tag
 from narrator.voice.catalog import Catalog, load_catalog
 from tests.support import Tmux
 

@@ -14,7 +14,8 @@ from narrator.host.table import TableDriver
 from narrator.ports import ENTER
 from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
-from narrator.rules.core import Prompt, shuffled_deal
+from narrator.rules.core import shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock, RecordingScreen

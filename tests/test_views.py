@@ -17,7 +17,6 @@ from narrator.rules.core import (
     DealCard,
     Game,
     Outcome,
-    Prompt,
     PublicView,
     Secret,
     Show,
@@ -25,6 +24,7 @@ from narrator.rules.core import (
     shuffled_deal,
 )
 from narrator.rules.onenight import HIGH_INQUISITOR, INQUISITOR, ROLES, SPIRIT, WEREWOLF
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 

@@ -23,7 +23,7 @@ from narrator.host.terminal import RealClock
 from narrator.ports import UNDO
 from narrator.prepared import Prepared, prepare
 from narrator.record import GameRecord
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 from narrator.session import RewindingTable, TablePorts
 from narrator.settings import TableSettings
 from narrator.speaking import Speaking, speaking

@@ -21,7 +21,8 @@ from narrator.host.table import TableDriver
 from narrator.prepared import rules_rng, stream
 from narrator.record import GameRecord
 from narrator.rules.answers import AnswerKind
-from narrator.rules.core import Prompt, Wake, shuffled_deal
+from narrator.rules.core import Wake, shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from tests.harness import FakeClock, RecordingScreen
 from tests.test_resume import SHORT, Killed, PolicyKeys, table

@@ -20,7 +20,8 @@ import pytest
 from narrator.host.table import TableDriver
 from narrator.ports import BACKSPACE, ENTER, Attempt, Live
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, DealCard, Prompt, PublicView, Wake
+from narrator.rules.core import Deal, DealCard, PublicView, Wake
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock

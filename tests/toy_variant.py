@@ -28,16 +28,14 @@ from narrator.rules.core import (
     RoleName,
     Say,
     Script,
-    Seat,
     Secret,
     Sleep,
     Switches,
-    Tag,
     Wake,
     check_deal,
-    living_seat_prompt,
 )
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Seat, Tag, living_seat_prompt
 
 WOLF = "wolf"
 VILLAGER = "villager"

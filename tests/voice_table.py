@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from narrator.listen.engine import RATE
 from narrator.listen.keys import VoiceKeys
 from narrator.ports import ENTER
-from narrator.rules.core import Ask, Outcome, Phase, Prompt, Say, Script, Tag, Timer
+from narrator.rules.core import Ask, Outcome, Phase, Say, Script, Timer
+from narrator.rules.prompts import Prompt, Tag
 from tests.test_listen_readback import as_keys
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from collections import deque
 
 from narrator.ports import ENTER, Clock
 from narrator.rules import codec
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 
 
 class DemoKeys:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from narrator.ports import ENTER, INTERRUPT, Attempt, Clock, Keys, Screen
 from narrator.resume import Done
 from narrator.rules import codec
-from narrator.rules.core import Seat
+from narrator.rules.prompts import Seat
 from narrator.voice.catalog import Catalog
 
 TICK = 0.1  # how often a waiting table reads its keys (and redraws a countdown), seconds

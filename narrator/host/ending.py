@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from narrator.host.words import secret_text
 from narrator.rules import codec
-from narrator.rules.core import Eliminate, Seat
+from narrator.rules.core import Eliminate
+from narrator.rules.prompts import Seat
 from narrator.story import Act, Seen, Story
 from narrator.voice.catalog import Catalog, phase_in_words
 

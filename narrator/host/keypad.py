@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Attempt
 from narrator.rules import codec
 from narrator.rules.answers import Answer
-from narrator.rules.core import Prompt, Seat
+from narrator.rules.prompts import Prompt, Seat
 
 
 @dataclass(frozen=True)

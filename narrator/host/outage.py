@@ -20,7 +20,7 @@ from typing import Protocol
 
 from narrator.host.dialogs import STOP_YES, TICK, GameStopped
 from narrator.ports import ENTER, INTERRUPT, Attempt, Clock, Keys, Lines
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import Catalog
 
 _LOGGER = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Sequence
 
 from narrator.resume import Done, Mismatch
 from narrator.rules.answers import Answer
-from narrator.rules.core import Prompt
 from narrator.rules.errors import NarratorError
+from narrator.rules.prompts import Prompt
 
 
 class Replay:

@@ -35,7 +35,6 @@ from narrator.rules.core import (
     Eliminate,
     Game,
     Outcome,
-    Prompt,
     Say,
     Secret,
     Show,
@@ -43,9 +42,9 @@ from narrator.rules.core import (
     Step,
     Timer,
     Wake,
-    phase_kind,
 )
 from narrator.rules.errors import NarratorError
+from narrator.rules.prompts import Prompt, phase_kind
 from narrator.story import Chronicle, Story
 from narrator.voice.catalog import DAWN, Catalog, phase_in_words
 

@@ -21,7 +21,8 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live, Screen
-from narrator.rules.core import Prompt, PublicView
+from narrator.rules.core import PublicView
+from narrator.rules.prompts import Prompt
 
 CLEAR = "\033[H\033[2J\033[3J"  # home, clear screen, clear scroll-back
 

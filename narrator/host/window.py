@@ -7,7 +7,8 @@ import random
 from collections import deque
 
 from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Decoy, Say, Seat, Secret, Wake
+from narrator.rules.core import Decoy, Say, Secret, Wake
+from narrator.rules.prompts import Seat
 
 TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from narrator.rules import codec
 from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Prompt, Secret, Tag, Timer
+from narrator.rules.core import Secret, Timer
+from narrator.rules.prompts import Prompt, Tag
 from narrator.voice.catalog import Catalog
 
 

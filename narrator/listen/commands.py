@@ -20,8 +20,8 @@ from narrator.listen.models import (
 )
 from narrator.listen.words import UNKNOWN, interpret, lexicon_for
 from narrator.rules.answers import AnswerKind, CountAnswer
-from narrator.rules.core import Prompt, Tag
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, Tag
 
 BAR = 30
 LANGS = ("ru", "en")  # the table languages

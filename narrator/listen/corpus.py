@@ -35,7 +35,7 @@ from narrator.listen.engine import RATE, Endpointer, SpeechEngine
 from narrator.listen.mic import resample, to_pcm
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, lexicon_for
 from narrator.rules.answers import AnswerKind, CountAnswer, YesNo
-from narrator.rules.core import Prompt, Tag, seat_prompt
+from narrator.rules.prompts import Prompt, Tag, seat_prompt
 
 Audio = npt.NDArray[np.float32]
 

@@ -34,8 +34,8 @@ from pathlib import Path
 from narrator.listen.listener import Listener, Notice, Utterance
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
 from narrator.ports import Attempt, Keys, Lines, Sound, Voice
-from narrator.rules.core import Prompt
 from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.prompts import Prompt
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from functools import cache
 
 from narrator.rules import codec
 from narrator.rules.answers import AnswerKind
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import load_words
 
 UNKNOWN = "[unk]"  # Vosk's word for speech outside the grammar

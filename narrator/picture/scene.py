@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 from narrator.rules import codec
 from narrator.rules.answers import Abstain, CountAnswer, ExplodeAnswer, SeatAnswer
-from narrator.rules.core import Badge, Eliminate, Seat, Secret, Tag, phase_kind, phase_number
+from narrator.rules.core import Badge, Eliminate, Secret
+from narrator.rules.prompts import Seat, Tag, phase_kind, phase_number
 from narrator.rules.registry import get_variant
 from narrator.story import Act, Chapter, Moment, Seen, Story
 from narrator.voice.catalog import Catalog

@@ -44,8 +44,8 @@ from narrator.rules.answers import (
     YesNo,
     parse_answer,
 )
-from narrator.rules.core import Prompt, Seat
 from narrator.rules.errors import BadAnswerText
+from narrator.rules.prompts import Prompt, Seat
 
 SEPARATORS = " ."  # between seats: the keypad's dot, or a space in the text host
 CENTER_MARK = "*"  # before centre-card numbers, and before an exploding werewolf

@@ -33,20 +33,23 @@ from narrator.rules.core import (
     Eliminate,
     Flow,
     Phase,
-    Prompt,
     Role,
     RoleName,
-    Rule,
     Say,
     Script,
-    Seat,
     Secret,
     Show,
     Switches,
-    Tag,
     Timer,
     Wake,
     decoy,
+)
+from narrator.rules.kit import Rules, around, first_in_turn, override_counts, window
+from narrator.rules.prompts import (
+    Prompt,
+    Rule,
+    Seat,
+    Tag,
     forbid,
     living_only,
     living_seat_prompt,
@@ -54,7 +57,6 @@ from narrator.rules.core import (
     on_seat,
     seat_prompt,
 )
-from narrator.rules.kit import Rules, around, first_in_turn, override_counts, window
 
 VAMPIRE = "vampire"
 WITCH = "witch"

@@ -14,7 +14,7 @@ script receives its own switches model).  The pieces a script is built from:
 * the ``roles`` switch: :func:`override_counts`.
 
 Seat choices (one living seat, or none / abstain / destroy) are built with
-:func:`~narrator.rules.core.seat_prompt` and its rules in the core.
+:func:`~narrator.rules.prompts.seat_prompt` and its rules in the core.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from narrator.rules import core
+from narrator.rules import core, prompts
 from narrator.rules.answers import Answer, SeatAnswer
-from narrator.rules.core import Flow, Prompt, Rule, Script, Seat, Switches
+from narrator.rules.core import Flow, Script, Switches
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import Prompt, Rule, Seat
 from narrator.rules.registry import check_players
 
 S = TypeVar("S", bound=Switches)
@@ -209,13 +210,13 @@ def not_protected_again(last: Seat | None, advice: str = "") -> Rule:
 
     def test(seat: Seat) -> None:
         if seat == last:
-            raise core.forbid(
+            raise prompts.forbid(
                 f"seat {seat} was protected last night{advice}",
                 "reason.repeat_protection",
                 seat=seat,
             )
 
-    return core.on_seat(test)
+    return prompts.on_seat(test)
 
 
 def in_revote(candidates: Collection[Seat]) -> Rule:
@@ -224,14 +225,14 @@ def in_revote(candidates: Collection[Seat]) -> Rule:
     def test(seat: Seat) -> None:
         if seat not in candidates:
             listed = ", ".join(map(str, candidates))
-            raise core.forbid(
+            raise prompts.forbid(
                 f"seat {seat} is not in the revote: choose one of {listed}",
                 "reason.not_in_revote",
                 seat=seat,
                 seats=listed,
             )
 
-    return core.on_seat(test)
+    return prompts.on_seat(test)
 
 
 # --- flows ---------------------------------------------------------------------------------
@@ -264,7 +265,7 @@ _SLEEP = core.Sleep()  # it has no fields: one for every window
 
 
 def checks(
-    tag: core.Tag,
+    tag: prompts.Tag,
     awake: Iterable[Seat],
     prompt: Callable[[Seat], Prompt],
     verdict: Callable[[Seat], core.Secret],
@@ -279,7 +280,7 @@ def checks(
 
 def role_call(
     lines: tuple[str, str],
-    tag: core.Tag,
+    tag: prompts.Tag,
     seconds: float,
     awake: tuple[Seat, ...] | None,
     body: Callable[[tuple[Seat, ...]], Flow[T]],
@@ -296,7 +297,7 @@ def role_call(
 
 def check_call(
     lines: tuple[str, str],
-    tag: core.Tag,
+    tag: prompts.Tag,
     seconds: float,
     awake: tuple[Seat, ...] | None,
     *,

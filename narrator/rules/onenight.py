@@ -23,20 +23,23 @@ from narrator.rules.core import (
     Eliminate,
     Flow,
     Phase,
-    Prompt,
     Role,
     Say,
     Script,
-    Seat,
     Secret,
     Show,
     Switches,
-    Tag,
     Timer,
     Wake,
-    all_of,
     deck_shows,
     decoy,
+)
+from narrator.rules.kit import Rules, deal_cards, override_counts, reveal, teams, window
+from narrator.rules.prompts import (
+    Prompt,
+    Seat,
+    Tag,
+    all_of,
     forbid,
     living_seat_prompt,
     no_self_vote,
@@ -44,7 +47,6 @@ from narrator.rules.core import (
     remembered,
     seat_prompt,
 )
-from narrator.rules.kit import Rules, deal_cards, override_counts, reveal, teams, window
 
 WEREWOLF = "werewolf"
 HIGH_INQUISITOR = "high_inquisitor"

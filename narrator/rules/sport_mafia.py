@@ -26,25 +26,29 @@ from narrator.rules.answers import (
 )
 from narrator.rules.core import (
     Ask,
-    Channel,
     Composition,
     Deal,
     Eliminate,
     Flow,
     Outcome,
     Phase,
-    Prompt,
     Role,
-    Rule,
     Say,
     Script,
-    Seat,
     Secret,
     Show,
     Switches,
-    Tag,
     Timer,
     Wake,
+)
+from narrator.rules.errors import ConfigError
+from narrator.rules.kit import Rules, around, first_in_turn, window
+from narrator.rules.prompts import (
+    Channel,
+    Prompt,
+    Rule,
+    Seat,
+    Tag,
     dead_seat,
     forbid,
     living_only,
@@ -53,8 +57,6 @@ from narrator.rules.core import (
     remembered,
     seat_prompt,
 )
-from narrator.rules.errors import ConfigError
-from narrator.rules.kit import Rules, around, first_in_turn, window
 
 CIVILIAN = "civilian"
 SHERIFF = "sheriff"

@@ -7,7 +7,7 @@ import queue
 import time
 
 from narrator.ports import INTERRUPT, Terminated
-from narrator.rules.core import Prompt
+from narrator.rules.prompts import Prompt
 
 
 class PausableClock:

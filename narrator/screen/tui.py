@@ -27,7 +27,8 @@ from textual.widget import Widget
 from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live
-from narrator.rules.core import PublicView, phase_kind
+from narrator.rules.core import PublicView
+from narrator.rules.prompts import phase_kind
 from narrator.screen.keys import STOP_GRACE_S, PausableClock, TuiKeys
 from narrator.screen.remembered import SetupChoice, SetupValues
 from narrator.screen.setup import SetupScreen

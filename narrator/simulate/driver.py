@@ -30,19 +30,15 @@ from narrator.rules.core import (
     Eliminate,
     Game,
     Phase,
-    Prompt,
     Say,
-    Seat,
     Secret,
     Show,
     Sleep,
-    Tag,
     Timer,
     Wake,
-    phase_kind,
-    phase_number,
 )
 from narrator.rules.errors import NarratorError
+from narrator.rules.prompts import Prompt, Seat, Tag, phase_kind, phase_number
 
 
 class IllegalPolicy(RuntimeError):

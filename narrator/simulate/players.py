@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 
 from narrator.rules.answers import Answer
-from narrator.rules.core import Eliminate, Prompt, Say, Seat, Secret, Tag, Timer
+from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.prompts import Prompt, Seat, Tag
 
 
 class Unwatching:

@@ -17,8 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from narrator.rules.core import Param, RoleName, phase_kind, phase_number
+from narrator.rules.core import Param, RoleName
 from narrator.rules.errors import ConfigError
+from narrator.rules.prompts import phase_kind, phase_number
 
 LANGUAGES = ("ru", "en")
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import random
 
 from narrator.drive import Headless, Unrecorded
-from narrator.rules.core import Prompt, Switches, shuffled_deal
+from narrator.rules.core import Switches, shuffled_deal
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import Variant
 from narrator.voice.catalog import Catalog, load_catalog
 

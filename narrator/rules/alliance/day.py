@@ -16,7 +16,8 @@ from narrator.rules.alliance.resolution import exile_tally, leaders, speaking_or
 from narrator.rules.alliance.roles import EXILED, EXPLODED, OVER, POSTPONED, UP, WOLVES
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer
-from narrator.rules.core import Ask, Flow, Outcome, Phase, Say, Tag, Timer
+from narrator.rules.core import Ask, Flow, Outcome, Phase, Say, Timer
+from narrator.rules.prompts import Tag
 
 
 def day_of(table: Table, day: int, pending: list[Death]) -> Flow[Outcome | None]:

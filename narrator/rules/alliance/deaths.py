@@ -23,18 +23,8 @@ from narrator.rules.alliance.resolution import may_shoot
 from narrator.rules.alliance.roles import EXPLODED, HUNTER, LOVE, SHOT, WEREWOLF
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import (
-    Badge,
-    Eliminate,
-    Flow,
-    Outcome,
-    Prompt,
-    Say,
-    Seat,
-    Tag,
-    Timer,
-    remembered,
-)
+from narrator.rules.core import Badge, Eliminate, Flow, Outcome, Say, Timer
+from narrator.rules.prompts import Prompt, Seat, Tag, remembered
 
 
 def announce_night(table: Table, deaths: Sequence[Death]) -> Flow[list[Death]]:

@@ -21,8 +21,9 @@ from narrator.rules.alliance.roles import OVER
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer, SeatsAnswer
 from narrator.rules.chance import drawn_order
-from narrator.rules.core import Ask, Badge, Flow, Say, Seat, Tag, Timer
+from narrator.rules.core import Ask, Badge, Flow, Say, Timer
 from narrator.rules.kit import around
+from narrator.rules.prompts import Seat, Tag
 
 
 def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAnswer | None]:

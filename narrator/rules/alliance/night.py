@@ -26,17 +26,15 @@ from narrator.rules.core import (
     Decoy,
     Flow,
     Phase,
-    Prompt,
     Say,
-    Seat,
     Secret,
     Show,
-    Tag,
     Wake,
     asked_of_nobody,
     decoy,
 )
 from narrator.rules.kit import window
+from narrator.rules.prompts import Prompt, Seat, Tag
 
 
 def night_of(table: Table, night: int) -> Flow[list[Death]]:

@@ -16,7 +16,9 @@ from narrator.rules.answers import (
     SeatsAnswer,
     YesNo,
 )
-from narrator.rules.core import (
+from narrator.rules.errors import IllegalAction, NotNow
+from narrator.rules.kit import in_revote, not_protected_again
+from narrator.rules.prompts import (
     Prompt,
     Rule,
     Seat,
@@ -31,8 +33,6 @@ from narrator.rules.core import (
     remembered,
     seat_prompt,
 )
-from narrator.rules.errors import IllegalAction, NotNow
-from narrator.rules.kit import in_revote, not_protected_again
 
 
 def cupid_prompt(cupid: Seat, players: int, default: tuple[Seat, Seat]) -> Prompt:

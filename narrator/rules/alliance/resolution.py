@@ -18,8 +18,8 @@ from narrator.rules.alliance.roles import (
     WEREWOLVES,
     WOLVES,
 )
-from narrator.rules.core import Seat
 from narrator.rules.kit import around
+from narrator.rules.prompts import Seat
 
 
 def night_deaths(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from narrator.rules import kit
 from narrator.rules.alliance.resolution import winner_of
 from narrator.rules.alliance.roles import DUE, AllianceSwitches
-from narrator.rules.core import Seat, Tag
+from narrator.rules.prompts import Seat, Tag
 
 
 @dataclass(frozen=True)

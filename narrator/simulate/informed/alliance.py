@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from narrator.rules.alliance.roles import SEER, WEREWOLF
-from narrator.rules.core import Prompt, Seat, Secret, Tag, Timer, phase_number
+from narrator.rules.core import Secret, Timer
+from narrator.rules.prompts import Prompt, Seat, Tag, phase_number
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Mind
 

@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import ClassVar
 
 from narrator.rules.answers import Abstain, Answer, SeatAnswer
-from narrator.rules.core import Eliminate, Prompt, Say, Seat, Secret, Tag, Timer
+from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.simulate.informed.knowledge import Beliefs, Board, Claim, Mind
 
 

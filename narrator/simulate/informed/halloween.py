@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from narrator.rules.core import Prompt, Secret, Tag
+from narrator.rules.core import Secret
 from narrator.rules.halloween import HUNTER, VAMPIRE
+from narrator.rules.prompts import Prompt, Tag
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Mind
 

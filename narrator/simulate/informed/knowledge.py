@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from narrator.rules.core import Param, Seat
+from narrator.rules.core import Param
+from narrator.rules.prompts import Seat
 
 # How often a seat believes the first of two claims of one role it cannot tell apart: a
 # claim made unprompted is likelier true than one made in answer to an accusation.

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Prompt, Secret, Tag, Timer
+from narrator.rules.core import Secret, Timer
 from narrator.rules.onenight import HIGH_INQUISITOR, SPIRIT, WEREWOLF
+from narrator.rules.prompts import Prompt, Tag
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Claim, Mind
 

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Prompt, Seat, Secret, Tag, Timer
+from narrator.rules.core import Secret, Timer
+from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.sport_mafia import DON, MAFIA, SHERIFF
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Board, Mind

@@ -30,6 +30,7 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 
 from narrator.limits import MAX_ANSWER_S
+from narrator.rules.core import SECONDS, Unit
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant
 from narrator.sound.mixer import MixSettings
@@ -80,16 +81,6 @@ class Shown:
     """
 
     switch: bool = False
-
-
-@dataclass(frozen=True)
-class Unit:
-    """What a number counts, said after its range."""
-
-    words: str
-
-
-SECONDS = Unit("seconds")
 
 
 @dataclass(frozen=True)
@@ -263,14 +254,9 @@ def shown_of(name: str) -> Shown | None:
 
 
 def is_duration(name: str, spec: FieldInfo) -> bool:
-    """A length of time in seconds: a field marked ``SECONDS``.
-
-    The rule switches are declared in ``narrator.rules``, which cannot import this
-    module, and are not marked yet: for them the ``_s`` ending still says it.
-    """
-    if SECONDS in spec.metadata:
-        return True
-    return isinstance(spec.default, int | float) and name.endswith("_s")
+    """A length of time in seconds: a field marked ``SECONDS`` (``rules.core.Seconds``),
+    a table setting or a rule switch alike."""
+    return SECONDS in spec.metadata
 
 
 def default_of(name: str) -> Any:

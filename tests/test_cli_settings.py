@@ -17,7 +17,7 @@ from textual.widgets import Input, Select, Static, Switch
 
 from narrator import cli, settings
 from narrator.cli import _parser, play_settings
-from narrator.rules.registry import get_variant
+from narrator.rules.registry import GAMES, get_variant
 from narrator.settings import (
     AT_TABLE,
     FIELDS,
@@ -186,6 +186,19 @@ def test_a_duration_is_its_type_not_its_name() -> None:
     assert is_duration("answer_s", FIELDS["answer_s"])
     assert is_duration("thinking_time", Wider.model_fields["thinking_time"])  # no _s
     assert not is_duration("knock_density", FIELDS["knock_density"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_rule_switch_is_a_duration_by_its_type(game: str) -> None:
+    """The rules mark their windows and speeches ``Seconds``; a name says nothing."""
+    fields = get_variant(game).switches.model_fields
+    marked = {name for name, spec in fields.items() if is_duration(name, spec)}
+    assert marked and marked == {name for name in fields if name.endswith("_s")}
+
+    class Renamed(get_variant(game).switches):  # type: ignore[misc]
+        count_s: int = 3  # a count that happens to end in _s
+
+    assert not is_duration("count_s", Renamed.model_fields["count_s"])
 
 
 def test_every_language_flag_offers_the_catalog_s_languages() -> None:

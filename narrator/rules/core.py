@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -76,6 +76,18 @@ class Switches(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     roles: str | None = Field(None, description="composition override, e.g. 'vampire=3,witch=1'")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What a number counts: a switch or a setting marked with it says so after its range."""
+
+    words: str
+
+
+SECONDS = Unit("seconds")
+Seconds = Annotated[float, SECONDS]  # a length of time: a window, a speech, a pause
+MaybeSeconds = Annotated[float | None, SECONDS]  # ... or none given (the game's own)
 
 
 # --- secrets -----------------------------------------------------------------

@@ -32,11 +32,13 @@ from narrator.rules.core import (
     Deal,
     Eliminate,
     Flow,
+    MaybeSeconds,
     Phase,
     Role,
     RoleName,
     Say,
     Script,
+    Seconds,
     Secret,
     Show,
     Switches,
@@ -90,14 +92,14 @@ class HalloweenSwitches(Switches):
     call_dead_roles: bool = Field(
         False, description="call a dead witch / hunter with the same words and a silent window"
     )
-    discussion_s: float = Field(SEED_DISCUSSION_S, ge=0, le=3600, description="discussion, s")
-    silence_s: float = Field(
+    discussion_s: Seconds = Field(SEED_DISCUSSION_S, ge=0, le=3600, description="discussion, s")
+    silence_s: Seconds = Field(
         5, ge=0, le=60, description="silence after «Деревня закрывает глаза», s (0: none)"
     )
-    vampires_s: float = Field(30, gt=0, le=120, description="vampires' window, seconds")
-    witch_s: float = Field(20, gt=0, le=120, description="witch's window, seconds")
-    hunter_s: float = Field(20, gt=0, le=120, description="hunter's window, seconds")
-    window_s: float | None = Field(
+    vampires_s: Seconds = Field(30, gt=0, le=120, description="vampires' window, seconds")
+    witch_s: Seconds = Field(20, gt=0, le=120, description="witch's window, seconds")
+    hunter_s: Seconds = Field(20, gt=0, le=120, description="hunter's window, seconds")
+    window_s: MaybeSeconds = Field(
         None, gt=0, le=120, description="every wake window, seconds (overrides the three above)"
     )
 

@@ -26,6 +26,7 @@ from narrator.rules.core import (
     Role,
     Say,
     Script,
+    Seconds,
     Secret,
     Show,
     Switches,
@@ -70,8 +71,8 @@ class OneNightSwitches(Switches):
     )
     lone_wolf_peek: bool = Field(False, description="a lone werewolf may look at one centre card")
     allow_self_vote: bool = Field(False, description="a player may vote to burn himself")
-    discussion_s: float = Field(300, ge=0, le=3600, description="discussion length, seconds")
-    window_s: float = Field(10, gt=0, le=120, description="each wake window, seconds")
+    discussion_s: Seconds = Field(300, ge=0, le=3600, description="discussion length, seconds")
+    window_s: Seconds = Field(10, gt=0, le=120, description="each wake window, seconds")
 
     @model_validator(mode="after")
     def _centre_fits(self) -> Self:

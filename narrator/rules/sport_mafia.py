@@ -35,6 +35,7 @@ from narrator.rules.core import (
     Role,
     Say,
     Script,
+    Seconds,
     Secret,
     Show,
     Switches,
@@ -83,12 +84,12 @@ class SportMafiaSwitches(Switches):
         False, description="a smaller second tie gets new defences and a revote"
     )
     shooting: Literal["enter", "call"] = Field("enter", description="how the mafia shoots (0.5)")
-    speech_s: float = Field(60, gt=0, le=600, description="day speech, seconds")
-    last_word_s: float = Field(30, gt=0, le=600, description="last word, seconds")
-    defence_s: float = Field(30, gt=0, le=600, description="perestrelka defence, seconds")
-    meeting_s: float = Field(60, gt=0, le=600, description="night-0 mafia meeting, seconds")
-    check_s: float = Field(10, gt=0, le=120, description="Don / Sheriff check window, seconds")
-    shot_call_s: float = Field(1.5, gt=0, le=10, description="pause per called number, seconds")
+    speech_s: Seconds = Field(60, gt=0, le=600, description="day speech, seconds")
+    last_word_s: Seconds = Field(30, gt=0, le=600, description="last word, seconds")
+    defence_s: Seconds = Field(30, gt=0, le=600, description="perestrelka defence, seconds")
+    meeting_s: Seconds = Field(60, gt=0, le=600, description="night-0 mafia meeting, seconds")
+    check_s: Seconds = Field(10, gt=0, le=120, description="Don / Sheriff check window, seconds")
+    shot_call_s: Seconds = Field(1.5, gt=0, le=10, description="pause per called number, seconds")
 
 
 def is_black(role: str) -> bool:

@@ -7,7 +7,7 @@ from typing import Literal, Self
 
 from pydantic import Field, model_validator
 
-from narrator.rules.core import Role, Switches, parse_roles
+from narrator.rules.core import MaybeSeconds, Role, Seconds, Switches, parse_roles
 from narrator.rules.kit import override_counts, teams
 
 WEREWOLF = "werewolf"
@@ -66,23 +66,23 @@ class AllianceSwitches(Switches):
     hunter_shoots_on_love_death: bool = Field(False, description="a hunter dying of love shoots")
     white_wolf_king: bool = Field(False, description="an exploding wolf takes one player along")
     cupid_enabled: bool = Field(False, description="Cupid replaces one villager (4.2, 4.9)")
-    cupid_s: float = Field(20, gt=0, le=120, description="Cupid's window, seconds")
-    lovers_s: float = Field(10, gt=0, le=120, description="the lovers' window, seconds")
-    guard_s: float = Field(15, gt=0, le=120, description="the guard's window, seconds")
-    wolves_first_s: float = Field(40, gt=0, le=120, description="the wolves' window, night 1")
-    wolves_s: float = Field(30, gt=0, le=120, description="the wolves' window, later nights")
-    witch_s: float = Field(20, gt=0, le=120, description="the witch's window, seconds")
-    seer_s: float = Field(15, gt=0, le=120, description="the seer's window, seconds")
-    hunter_status_s: float = Field(5, gt=0, le=120, description="the hunter's status window")
-    window_s: float | None = Field(
+    cupid_s: Seconds = Field(20, gt=0, le=120, description="Cupid's window, seconds")
+    lovers_s: Seconds = Field(10, gt=0, le=120, description="the lovers' window, seconds")
+    guard_s: Seconds = Field(15, gt=0, le=120, description="the guard's window, seconds")
+    wolves_first_s: Seconds = Field(40, gt=0, le=120, description="the wolves' window, night 1")
+    wolves_s: Seconds = Field(30, gt=0, le=120, description="the wolves' window, later nights")
+    witch_s: Seconds = Field(20, gt=0, le=120, description="the witch's window, seconds")
+    seer_s: Seconds = Field(15, gt=0, le=120, description="the seer's window, seconds")
+    hunter_status_s: Seconds = Field(5, gt=0, le=120, description="the hunter's status window")
+    window_s: MaybeSeconds = Field(
         None, gt=0, le=120, description="every night window, seconds (overrides the above)"
     )
-    election_speech_s: float = Field(60, gt=0, le=600, description="a candidate's speech")
-    speech_s: float = Field(90, gt=0, le=600, description="a day speech (the sheriff's too)")
-    pk_speech_s: float = Field(60, gt=0, le=600, description="a speech on the exile stand")
-    last_words_s: float = Field(60, gt=0, le=600, description="last words, seconds")
-    badge_s: float = Field(15, gt=0, le=120, description="the badge decision, seconds")
-    hunter_s: float = Field(15, gt=0, le=120, description="the pause after a death announcement")
+    election_speech_s: Seconds = Field(60, gt=0, le=600, description="a candidate's speech")
+    speech_s: Seconds = Field(90, gt=0, le=600, description="a day speech (the sheriff's too)")
+    pk_speech_s: Seconds = Field(60, gt=0, le=600, description="a speech on the exile stand")
+    last_words_s: Seconds = Field(60, gt=0, le=600, description="last words, seconds")
+    badge_s: Seconds = Field(15, gt=0, le=120, description="the badge decision, seconds")
+    hunter_s: Seconds = Field(15, gt=0, le=120, description="the pause after a death announcement")
 
     @model_validator(mode="after")
     def _roles_parse(self) -> Self:

@@ -589,6 +589,18 @@ def verdict_of(box: str) -> str:
     return match.group(1) if match is not None else box
 
 
+def partners_met(end_lines: Sequence[str]) -> set[str]:
+    """The alliance wolves' box on night 1 (issue 28 #5): who the others are, shown in
+    their window but no rules secret, so the end screen does not tell it."""
+    wolf = t("role.werewolf")
+    seats = [
+        int(m.group(1))
+        for line in end_lines
+        if (m := re.fullmatch(t("reveal.seat", seat="(\\d+)", role=re.escape(wolf)), line.strip()))
+    ]
+    return {t("shown.wolves", seats=", ".join(map(str, seats)))} if len(seats) > 1 else set()
+
+
 def night_secrets(end_lines: Sequence[str]) -> set[str]:
     """The texts shown in night windows, as the end screen tells each night in words."""
     return {m.group(1) for line in end_lines if (m := SECRET_LINE.match(line.strip()))}
@@ -673,7 +685,7 @@ def check_secrets_stay_inside(table: Table, end_lines: Sequence[str]) -> None:
     """
     events = table.events()
     spans = spans_of(events)
-    secrets = night_secrets(end_lines)
+    secrets = night_secrets(end_lines) | partners_met(end_lines)
     said = " ".join(e["text"] for e in events if e["event"] == "say")
     hidden = {s for s in secrets if len(s) >= 4 and s not in said}  # never said aloud
     accepted = t("screen.accepted").rstrip(".")

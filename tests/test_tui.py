@@ -586,6 +586,46 @@ def test_wrapped_page_lines_never_push_the_prompt_off_the_screen() -> None:
     assert "Длинная подпись вопроса" in text, text  # and the prompt stays in sight
 
 
+async def a_question_over_a_night_box() -> tuple[list[str], TableApp]:
+    """The sheriff's window at 80×24: his box, the keys' hints, his answer, the live area,
+    and then the stop question (Esc) on the page, as the table asks it."""
+    seen = threading.Event()
+    ru = load_catalog("ru")
+    question = ru.text("screen.confirm_quit")
+    wake = "Просыпается Шериф, Шериф ищет мафию"
+
+    def game(app: TableApp) -> int:
+        screen = TuiScreen(app)
+        screen.said(wake)
+        screen.line(wake)
+        screen.line(ru.text("keys.sport_mafia_sheriff"))
+        screen.secret("Игрок номер 2: Мафия")
+        screen.line("2 — Принято.")
+        screen.live(Live("answer", "", left=5, total=10))
+        screen.line("")  # the table's Dialogs: a blank line, then the question
+        screen.line(question)
+        seen.wait(60)
+        return 0
+
+    app = TableApp(ru, game, PausableClock())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: bool(app.page_lines) and app.page_lines[-1] == question)
+        await pilot.pause(0.3)
+        rows = screen_rows(app)
+        seen.set()
+    return rows, app
+
+
+def test_a_stop_question_over_a_night_box_fits_80_by_24() -> None:
+    """Found playing sport mafia at 80×24: Esc in the sheriff's window gave «Окно слишком
+    маленькое», so the question could not be read; the hints give way to it instead."""
+    rows, _ = asyncio.run(a_question_over_a_night_box())
+    text = "\n".join(rows)
+    assert load_catalog("ru").text("screen.confirm_quit") in " ".join(text.split()), text
+    assert "Игрок номер 2: Мафия" in text, text
+    assert "слишком маленькое" not in text, text
+
+
 async def stop_while_a_card_is_shown() -> TableApp:
     record, config = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
     app = make_app(onenight_settings(3, record), config, with_setup=False)

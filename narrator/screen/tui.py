@@ -365,8 +365,10 @@ class TableApp(App[int]):
             for line in text.splitlines() or [""]
         )
 
-    def _page_tail(self, width: int) -> list[str]:
-        """The newest page lines that fit in PAGE_ROWS rows once wrapped (``#page`` pads 2).
+    def _page_tail(self, width: int, most: int = PAGE_ROWS) -> list[str]:
+        """The newest page lines that fit in ``most`` rows once wrapped (``#page`` pads 2):
+        PAGE_ROWS, or fewer when the terminal has less room (older lines, the keys' hints
+        first, give way to a question asked at 80×24 over a night window's box).
 
         A line the narrator row above shows already (a window's wake line, said again on
         its page for the text host) is not drawn twice: at 80×24 the witch's window, its
@@ -378,7 +380,7 @@ class TableApp(App[int]):
             if line == self.last_said:
                 continue
             rows += self._rows(line, width - 4)
-            if rows > PAGE_ROWS and tail:
+            if rows > most and tail:
                 break
             tail.insert(0, line)
         return tail
@@ -389,24 +391,35 @@ class TableApp(App[int]):
         Rows are counted wrapped at the terminal's width: a long label or page line takes
         more than one row, and a page that needs more than the terminal has is "too small".
         """
-        columns = (size or self.size).width
-        live = not self.query_one("#live", Vertical).has_class("hidden")
+        size = size or self.size
+        columns = size.width
         secret_lines = self.secret_text.splitlines() if self.secret_text else []
         width = max(MIN_WIDTH, len(self.ring_text) + 4, *(len(line) + 8 for line in secret_lines))
-        page = self._page_tail(columns)
-        height = FIXED_ROWS + sum(self._rows(line, columns - 4) for line in page)
-        if live:
+        page = self._page_tail(columns, self._page_room(size))
+        height = self._rows_beside_page(columns) + sum(self._rows(row, columns - 4) for row in page)
+        return width, max(MIN_HEIGHT, height)
+
+    def _rows_beside_page(self, columns: int) -> int:
+        """The rows everything but the page takes: bars, the live area, the secret's box."""
+        height = FIXED_ROWS
+        if not self.query_one("#live", Vertical).has_class("hidden"):
             label = self.live_view.label if self.live_view is not None else ""
             height += LIVE_ROWS - 1 + self._rows(label, columns - 4)
-        height += len(secret_lines) + SECRET_FRAME if secret_lines else 0
-        return width, max(MIN_HEIGHT, height)
+        if self.secret_text:
+            height += len(self.secret_text.splitlines()) + SECRET_FRAME
+        return height
+
+    def _page_room(self, size: Any) -> int:
+        """How many rows the page may take: PAGE_ROWS, less what a short terminal lacks."""
+        return max(1, min(PAGE_ROWS, int(size.height) - self._rows_beside_page(size.width)))
 
     def _fit(self, size: Any = None) -> None:
         """Too small a terminal: one full page asking for more, never a cut secret."""
         if self.finished or self.ended:
             return  # the end is scrolled, whatever the size
         size = size or self.size
-        self.query_one("#page", Static).update("\n".join(self._page_tail(size.width)))
+        page = self._page_tail(size.width, self._page_room(size))
+        self.query_one("#page", Static).update("\n".join(page))
         width, height = self.needed_size(size)
         too_small = size.width < width or size.height < height
         self.query_one("#small", Static).update(self.t("tui.too_small", width=width, height=height))

@@ -67,7 +67,7 @@ def prepare(settings: TableSettings) -> Prepared:
     options = dict(settings.options)
     if settings.demo:
         for name, spec in variant.switches.model_fields.items():
-            if is_duration(name, spec):
+            if is_duration(name, spec) and spec.default is not None:
                 options.setdefault(name, min(float(spec.default), DEMO_SECONDS))
     switches = make_switches(variant, options)
     catalog = load_catalog(settings.lang)

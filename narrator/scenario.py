@@ -4,7 +4,7 @@ A scenario fixes the deal and every attempt at every prompt; the runner plays
 the whole game instantly and returns the contract's JSON result.
 
 A file comes from anyone, so every size is bounded before anything is built from
-it: the file (MAX_FILE_BYTES), the nesting of its arrays and tables, the length
+it (by the one reader of narrator.files): the file, the nesting of its arrays and tables, the length
 of its texts, the seat numbers of the deal; and values have strict types (``true``
 is neither a seed nor a seat). Each problem is one ConfigError naming the key.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +29,7 @@ from pydantic import (
 )
 
 from narrator.drive import ALREADY_ANSWERED, Headless
+from narrator.files import KB, Kind, load_toml
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
@@ -45,9 +45,9 @@ from narrator.rules.registry import (
 )
 from narrator.voice.catalog import Catalog, load_catalog
 
-MAX_FILE_BYTES = 256 * 1024  # the longest real scenario is a few kilobytes
-MAX_DEPTH = 8  # arrays and tables inside each other
-MAX_TEXT = 256  # characters of any key or text value
+# the longest real scenario is a few kilobytes; no answer of any game is longer than a
+# few seats, so a longer text, even an answer, is not a value of a scenario file
+SCENARIO_FILE = Kind("scenario file", 256 * KB, max_text=256, max_depth=8)
 MAX_SEAT = 99  # no game seats more; the variant then checks its own range
 SEAT_KEY = re.compile(r"[1-9][0-9]?", re.ASCII)  # "1" … "99", ASCII digits only
 MAX_SEED = 2**64
@@ -134,59 +134,9 @@ def _first_problem(error: ValidationError) -> str:
     return f"{where}: {message}"
 
 
-def _read(path: Path) -> str:
-    """The file's text, read no further than MAX_FILE_BYTES (``/dev/zero`` is not a file)."""
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(
-            f"{path}: larger than {MAX_FILE_BYTES // 1024} KB, too large for a scenario file"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-
-
-def _check_sizes(data: Any, where: str = "", depth: int = 0) -> None:
-    """Every key and text short, every array or table shallow (before any validation).
-
-    No answer of any game is longer than a few seats: a longer text, even an answer,
-    is not a value of a scenario file.
-    """
-    if depth > MAX_DEPTH:
-        raise ConfigError(f"{where or 'file'}: nested more than {MAX_DEPTH} deep")
-    if isinstance(data, str) and len(data) > MAX_TEXT:
-        raise ConfigError(f"{where}: a text longer than {MAX_TEXT} characters")
-    if isinstance(data, Mapping):
-        for key, value in data.items():
-            name = f"{where}.{key}" if where else str(key)
-            if len(key) > MAX_TEXT:
-                raise ConfigError(f"{name[:40]}…: a key longer than {MAX_TEXT} characters")
-            _check_sizes(value, name, depth + 1)
-    elif isinstance(data, list):
-        for value in data:
-            _check_sizes(value, where, depth + 1)
-
-
 def load_scenario(path: Path) -> ScenarioFile:
     """Read and validate a scenario file; every problem is a ConfigError."""
-    text = _read(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
-    except ValueError as error:  # e.g. an integer of more than 4300 digits
-        raise ConfigError(f"{path}: not valid TOML: {str(error)[:80]}") from None
-    try:
-        _check_sizes(data)
-    except ConfigError as error:
-        raise ConfigError(f"{path}: {error}") from None
+    data = load_toml(path, SCENARIO_FILE)
     try:
         scenario = ScenarioFile.model_validate(data)
     except ValidationError as error:

@@ -14,6 +14,7 @@ import errno
 import io
 import json
 import math
+import os
 import random
 import signal
 import sys
@@ -304,8 +305,17 @@ def test_a_bad_scenario_file_is_one_line_and_exit_2(
 
 
 @pytest.mark.timeout(HANG_S)
-def test_dev_zero_is_not_read_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
-    one_line_error(capsys, run_main(["scenario", "run", "/dev/zero"]), "/dev/zero", "too large")
+def test_dev_zero_is_not_read_at_all(capsys: pytest.CaptureFixture[str]) -> None:
+    one_line_error(capsys, run_main(["scenario", "run", "/dev/zero"]), "/dev/zero", "a device")
+
+
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: ``scenario run`` on a FIFO blocked for ever (nothing ever writes it)."""
+    pipe = tmp_path / "game.toml"
+    os.mkfifo(pipe)
+    one_line_error(capsys, run_main(["scenario", "run", str(pipe)]), str(pipe), "a named pipe")
 
 
 def test_huge_seats_and_endless_files_fit_in_little_memory(tmp_path: Path) -> None:

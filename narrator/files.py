@@ -1,0 +1,204 @@
+"""Every file the program reads, read one way: a regular file only, no further than its
+kind's cap, parsed with a nesting limit, every problem one line naming the file.
+
+Anyone at the laptop can put anything in the user's folders, and voice packs come from
+friends: a FIFO or a device (``/dev/zero``) is refused without blocking or reading it,
+a file larger than its kind's cap is refused after reading one byte more than the cap,
+and TOML or JSON nested deeper than ``MAX_DEPTH`` is refused before any model sees it.
+The caller validates the parsed data against the model the program uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from narrator.rules.errors import ConfigError
+
+KB = 1024
+MB = 1024 * KB
+
+MAX_DEPTH = 16  # tables and arrays inside each other: no real file of ours nests 5
+MAX_TEXT = 4096  # characters of one key or text value
+
+
+class BadFile(ConfigError):
+    """A file that cannot be read, or is not what its kind must be: one line, naming it."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of file the program reads: what it is called in a message, and its cap."""
+
+    what: str
+    max_bytes: int
+    max_items: int = 100_000  # keys and array values, counted over the whole file
+    max_text: int = MAX_TEXT
+    max_depth: int = MAX_DEPTH
+
+
+SCENARIO = Kind("scenario file", 256 * KB, max_text=256)
+SETTINGS = Kind("remembered settings file", 64 * KB, max_items=1_000)
+PRONUNCIATION = Kind("pronunciation file", 256 * KB, max_items=20_000, max_text=512)
+MANIFEST = Kind("voice pack manifest", 1 * MB, max_items=50_000)
+RECORD = Kind("game record", 32 * MB)
+RECORD_KEY = Kind("record key", 4 * KB, max_items=16)
+CATALOG = Kind("line catalog", 1 * MB)  # the package's own files: bounded all the same
+MODEL_FILE = Kind("speech model file", 256 * KB)
+
+
+def read_bytes(path: Path, kind: Kind) -> bytes:
+    """The file's bytes: a regular file of at most ``kind.max_bytes``, else BadFile.
+
+    Opened without blocking (a FIFO opens at once and is then refused by its type) and
+    without becoming the controlling terminal; a link is followed, its target checked.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise BadFile(f"{path}: not a regular file ({_type_of(mode)}), not a {kind.what}")
+        chunks, size = [], 0
+        while size <= kind.max_bytes:
+            chunk = os.read(fd, min(MB, kind.max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    if size > kind.max_bytes:
+        raise BadFile(f"{path}: larger than {_size(kind.max_bytes)}, too large for a {kind.what}")
+    return b"".join(chunks)
+
+
+def read_text(path: Path, kind: Kind) -> str:
+    """The file as UTF-8 text (a byte-order mark is allowed and dropped)."""
+    data = read_bytes(path, kind)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise BadFile(f"{path}: not UTF-8 text (byte {error.start})") from None
+
+
+def parse_toml(text: str, kind: Kind, where: Path | str) -> dict[str, Any]:
+    """TOML text as a table, its shape within ``kind``'s bounds, else BadFile."""
+    _check_nesting(text, kind, where, comments=True)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise BadFile(f"{where}: not valid TOML: {error}") from None
+    except RecursionError:
+        raise BadFile(f"{where}: not valid TOML: nested more than {kind.max_depth} deep") from None
+    except ValueError as error:  # an integer of more than 4300 digits
+        raise BadFile(f"{where}: not valid TOML: {str(error)[:80]}") from None
+    check_shape(data, kind, where)
+    return data
+
+
+def parse_json(text: str, kind: Kind, where: Path | str) -> Any:
+    """JSON text, its shape within ``kind``'s bounds, else BadFile."""
+    _check_nesting(text, kind, where, comments=False)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise BadFile(f"{where}: not valid JSON: nested more than {kind.max_depth} deep") from None
+    except ValueError as error:
+        raise BadFile(f"{where}: not valid JSON: {str(error)[:80]}") from None
+    check_shape(data, kind, where)
+    return data
+
+
+def load_toml(path: Path, kind: Kind) -> dict[str, Any]:
+    return parse_toml(read_text(path, kind), kind, path)
+
+
+def load_json(path: Path, kind: Kind) -> Any:
+    return parse_json(read_text(path, kind), kind, path)
+
+
+def _check_nesting(text: str, kind: Kind, where: Path | str, *, comments: bool) -> None:
+    """Refuse brackets nested deeper than MAX_DEPTH before a recursive parser meets them
+    (outside quoted strings; a table header's dotted key nests too, but in one line)."""
+    depth, quote, escaped = 0, "", False
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote or (char == "\n" and quote == "#"):
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#" and comments:
+            quote = "#"  # a TOML comment runs to the end of its line
+        elif char in "[{":
+            depth += 1
+            if depth > kind.max_depth:
+                raise BadFile(f"{where}: nested more than {kind.max_depth} deep")
+        elif char in "]}":
+            depth = max(0, depth - 1)
+
+
+def check_shape(data: Any, kind: Kind, where: Path | str) -> None:
+    """Every key and text within ``kind.max_text``, at most ``kind.max_items`` values in
+    all, nested at most MAX_DEPTH deep (walked without recursion)."""
+    items = 0
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    while stack:
+        value, name, depth = stack.pop()
+        items += 1
+        if items > kind.max_items:
+            raise BadFile(f"{where}: more than {kind.max_items} values, too many for a {kind.what}")
+        if depth > kind.max_depth:
+            raise BadFile(f"{where}: {name or 'file'}: nested more than {kind.max_depth} deep")
+        if isinstance(value, str) and len(value) > kind.max_text:
+            raise BadFile(f"{where}: {name}: a text longer than {kind.max_text} characters")
+        if isinstance(value, Mapping):
+            for key, inner in value.items():
+                if len(str(key)) > kind.max_text:
+                    raise BadFile(f"{where}: a key longer than {kind.max_text} characters")
+                stack.append((inner, f"{name}.{key}" if name else str(key), depth + 1))
+        elif isinstance(value, list):
+            stack.extend((inner, name, depth + 1) for inner in value)
+
+
+def _type_of(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _size(count: int) -> str:
+    if count >= MB and count % MB == 0:
+        return f"{count // MB} MB"
+    return f"{count // KB} KB" if count >= KB else f"{count} bytes"
+
+
+def inside(folder: Path, path: Path) -> Path:
+    """``path`` resolved, when it lies inside ``folder`` (resolved too); else BadFile.
+    Every write the program makes into a folder of its own goes through this check."""
+    root, target = folder.resolve(), path.resolve()
+    if target != root and root not in target.parents:
+        raise BadFile(f"{path}: outside {folder}, refused")
+    return target

@@ -1,0 +1,118 @@
+"""The one bounded reader (issue 29 item 1): what it refuses, and that it never blocks,
+reads a device or recurses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from narrator.files import (
+    MAX_DEPTH,
+    SETTINGS,
+    BadFile,
+    Kind,
+    inside,
+    load_json,
+    load_toml,
+    read_bytes,
+    read_text,
+)
+
+SMALL = Kind("test file", 100, max_items=10, max_text=8)
+
+
+def test_a_regular_file_within_its_cap_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "a.toml"
+    path.write_bytes(b"\xef\xbb\xbfa = 1\n")  # a byte-order mark is dropped
+    assert read_text(path, SMALL) == "a = 1\n"
+    assert load_toml(path, SMALL) == {"a": 1}
+
+
+@pytest.mark.parametrize("size, refused", [(100, False), (101, True)])
+def test_the_cap_is_exact(tmp_path: Path, size: int, refused: bool) -> None:
+    path = tmp_path / "a"
+    path.write_bytes(b"x" * size)
+    if refused:
+        with pytest.raises(BadFile, match="larger than 100 bytes, too large for a test file"):
+            read_bytes(path, SMALL)
+    else:
+        assert len(read_bytes(path, SMALL)) == size
+
+
+def test_a_named_pipe_a_device_a_folder_and_a_link_to_a_device_are_refused(
+    tmp_path: Path,
+) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    link = tmp_path / "link.json"
+    link.symlink_to("/dev/zero")
+    for path, said in (
+        (pipe, "a named pipe"),
+        (Path("/dev/zero"), "a device"),
+        (link, "a device"),
+        (tmp_path, "a folder"),
+    ):
+        with pytest.raises(BadFile, match=said) as error:
+            read_bytes(path, SETTINGS)
+        assert str(path) in str(error.value)
+
+
+def test_a_missing_file_and_other_encodings_are_one_line(tmp_path: Path) -> None:
+    with pytest.raises(BadFile, match="cannot read"):
+        read_bytes(tmp_path / "none", SMALL)
+    latin = tmp_path / "latin"
+    latin.write_bytes("é".encode("latin-1"))
+    with pytest.raises(BadFile, match="not UTF-8"):
+        read_text(latin, SMALL)
+    utf16 = tmp_path / "utf16"
+    utf16.write_bytes("a = 1".encode("utf-16"))
+    with pytest.raises(BadFile, match="not UTF-8"):
+        read_text(utf16, SMALL)
+
+
+@pytest.mark.parametrize("text", ["[" * 3000 + "]" * 3000, '{"a":' * 3000 + "1" + "}" * 3000])
+def test_json_nested_deeper_than_the_limit_is_refused_not_recursed(
+    tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    with pytest.raises(BadFile, match=f"nested more than {MAX_DEPTH} deep"):
+        load_json(path, SETTINGS)
+
+
+def test_toml_nested_deeper_than_the_limit_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + "[" * 2000 + "]" * 2000)
+    with pytest.raises(BadFile, match="nested more than"):
+        load_toml(path, SETTINGS)
+
+
+def test_brackets_inside_strings_and_comments_are_not_nesting(tmp_path: Path) -> None:
+    path = tmp_path / "ok.toml"
+    path.write_text('a = "' + "[" * 40 + '"  # ' + "{" * 40 + "\nb = '" + "[" * 40 + "'\n")
+    assert set(load_toml(path, SETTINGS)) == {"a", "b"}
+
+
+def test_too_many_values_and_long_texts_are_refused(tmp_path: Path) -> None:
+    many = tmp_path / "many.json"
+    many.write_text("[" + ",".join("1" * 11) + "]")
+    with pytest.raises(BadFile, match="more than 10 values"):
+        load_json(many, SMALL)
+    long = tmp_path / "long.json"
+    long.write_text('{"a": "123456789"}')
+    with pytest.raises(BadFile, match="longer than 8"):
+        load_json(long, SMALL)
+
+
+def test_a_write_inside_its_folder_is_checked(tmp_path: Path) -> None:
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    assert inside(folder, folder / "mine" / "pack.toml") == (folder / "mine/pack.toml").resolve()
+    for escape in (folder / ".." / "x", Path("/etc/passwd"), folder / "a/../../b"):
+        with pytest.raises(BadFile, match="outside"):
+            inside(folder, escape)
+    (folder / "out").symlink_to(tmp_path)
+    with pytest.raises(BadFile, match="outside"):
+        inside(folder, folder / "out" / "x")

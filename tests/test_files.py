@@ -116,3 +116,26 @@ def test_a_write_inside_its_folder_is_checked(tmp_path: Path) -> None:
     (folder / "out").symlink_to(tmp_path)
     with pytest.raises(BadFile, match="outside"):
         inside(folder, folder / "out" / "x")
+
+
+@pytest.mark.parametrize("odd", ["fifo", "dev-zero", "dangling"])
+def test_a_model_folder_with_a_pipe_a_device_or_a_dangling_link_is_refused(
+    tmp_path: Path, odd: str
+) -> None:
+    """Vosk reads every file of its folder whole and blocking: a named pipe in it would
+    hang `mic-test` and `play --input voice` for ever, /dev/zero fill the memory."""
+    from narrator.listen.vosk_asr import model_problem
+
+    folder = tmp_path / "vosk-model-small-en-us-0.15"
+    for part in ("am/final.mdl", "graph/HCLr.fst", "graph/Gr.fst"):
+        (folder / part).parent.mkdir(parents=True, exist_ok=True)
+        (folder / part).write_bytes(b"x")
+    assert model_problem(folder) is None
+    conf = folder / "conf" / "model.conf"
+    conf.parent.mkdir()
+    if odd == "fifo":
+        os.mkfifo(conf)
+    else:
+        conf.symlink_to("/dev/zero" if odd == "dev-zero" else tmp_path / "nothing")
+    problem = model_problem(folder)
+    assert problem is not None and "model.conf" in problem

@@ -15,11 +15,14 @@ silence) rather than by Vosk's own rule, which waits half a second.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import logging
+import os
+import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -50,11 +53,17 @@ def model_problem(path: Path) -> str | None:
         return f"{path}: {error.strerror or error}"
 
 
+MAX_MODEL_ENTRIES = 20_000  # files and folders in a model folder (a small model has ~30)
+
+
 def _model_problem(path: Path) -> str | None:
     if not path.exists():
         return f"{path} does not exist"
     if not path.is_dir():
         return f"{path} is not a folder"
+    odd = _not_a_file(path)
+    if odd is not None:
+        return odd
     if not any((path / p).is_file() for p in ("am/final.mdl", "final.mdl")):
         return f"{path} is not a Vosk model folder (no am/final.mdl)"
     if not any(
@@ -65,6 +74,24 @@ def _model_problem(path: Path) -> str | None:
             f"the model in {path} cannot be restricted to a grammar (no graph/HCLr.fst and "
             "graph/Gr.fst); use a small model such as vosk-model-small-ru-0.22"
         )
+    return None
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why the folder cannot be handed to Vosk, which reads every file it names whole and
+    blocking: a named pipe, a device or a dangling link inside, or too many entries."""
+    count = 0
+    for folder, dirs, files in os.walk(path):
+        count += len(dirs) + len(files)
+        if count > MAX_MODEL_ENTRIES:
+            return f"{path}: more than {MAX_MODEL_ENTRIES} files, not a Vosk model folder"
+        for name in files:
+            try:
+                mode = (Path(folder) / name).stat().st_mode
+            except OSError:
+                return f"{Path(folder) / name}: a link to nothing, not a model file"
+            if not stat.S_ISREG(mode):
+                return f"{Path(folder) / name}: not a regular file, not a model file"
     return None
 
 
@@ -88,7 +115,8 @@ class SpeechModel:
         vosk = require_vosk()
         start = time.monotonic()
         try:
-            handle = vosk.Model(str(path))
+            with _native_stderr_quiet():  # Kaldi prints its own ERROR line before raising
+                handle = vosk.Model(str(path))
         except Exception as error:  # vosk raises a bare Exception("Failed to create a model")
             raise ConfigError(
                 f"the speech model in {path} does not load ({error}); it may be corrupt or "
@@ -171,3 +199,22 @@ class VoskLoader(ModelLoader):
 
     def __init__(self, path: Path, lexicon: Lexicon, loaded: SpeechModel | None = None) -> None:
         super().__init__(path, lexicon, loaded, load=lambda: SpeechModel.load(path))
+
+
+@contextlib.contextmanager
+def _native_stderr_quiet() -> Iterator[None]:
+    """File descriptor 2 pointed at /dev/null meanwhile: what a C++ library writes there
+    would be a second line under our one-line message."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)

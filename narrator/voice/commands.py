@@ -19,7 +19,7 @@ from narrator.voice.engines import SpanEngine, VoiceInfo
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.install import language_hint
 from narrator.voice.pack_file import export_pack, import_pack
-from narrator.voice.pack_manifest import new_pack_folder
+from narrator.voice.pack_manifest import new_pack_folder, pack_name
 from narrator.voice.pack_record import MicrophoneRecorder, TerminalUI, record_pack, write_pack
 from narrator.voice.splice import Part, pack_parts
 from narrator.voice.tts import SpeechCache
@@ -183,6 +183,7 @@ def _pack_voice(lang: str, voice: str | None) -> VoiceInfo:
 
 def record_command(lang: str, pack: str, variant: str | None) -> int:
     """`narrator voice record`: record a voice pack of every line and every part."""
+    pack = pack_name(pack)  # a bad name before the microphone opens
     parts = pack_parts(lang, variant)
     recorder = MicrophoneRecorder()
     ui = TerminalUI()

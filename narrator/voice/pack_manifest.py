@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import tomllib
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from narrator import files
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice.audio_file import write_clip
@@ -27,7 +27,9 @@ from narrator.voice.install import require
 
 MANIFEST = "pack.toml"
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".aiff")
-_NAME = re.compile(r"[\w][\w.-]{0,63}")
+LONGEST_NAME = 40
+# Names Windows keeps for devices: a pack shared with a friend there must not be one.
+_RESERVED = {"con", "prn", "aux", "nul", *(f"{d}{i}" for d in ("com", "lpt") for i in range(10))}
 
 
 def packs_folder() -> Path:
@@ -37,15 +39,36 @@ def packs_folder() -> Path:
     return folder
 
 
-def pack_folder(name: str, root: Path | None = None) -> Path:
-    """The folder of pack ``name``; a name with a path separator is the folder itself."""
-    if "/" in name or os.sep in name:
-        return Path(name).expanduser()
-    if not _NAME.fullmatch(name):
-        raise ConfigError(
-            f"voice pack name {name!r}: use letters, digits, '-', '_' or '.' (at most 64)"
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a pack (None when it can): a pack's name is its folder's
+    name, so it is a plain word -- letters of any script, digits, '-' and '_' -- never
+    a path, a hidden name or a device."""
+    plain = unicodedata.normalize("NFC", name)
+    if (
+        not 1 <= len(plain) <= LONGEST_NAME
+        or plain[0] == "-"
+        or not all(c.isalpha() or c in "0123456789-_" for c in plain)
+    ):
+        return (
+            f"use 1 to {LONGEST_NAME} letters, digits, '-' or '_' (not starting with '-'): "
+            "a pack's name is a name, not a path"
         )
-    return (root or packs_folder()) / name
+    if plain.casefold() in _RESERVED:
+        return "a name the system keeps for a device"
+    return None
+
+
+def pack_name(name: str) -> str:
+    """``name`` as the plain name of a pack (NFC), else a one-line ConfigError."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise ConfigError(f"voice pack name {name!r}: {problem}")
+    return unicodedata.normalize("NFC", name)
+
+
+def pack_folder(name: str, root: Path | None = None) -> Path:
+    """The folder of pack ``name`` inside the packs folder (``root`` in tests)."""
+    return (root or packs_folder()) / pack_name(name)
 
 
 def _check_files(kind: str, files: dict[str, str]) -> None:
@@ -53,7 +76,12 @@ def _check_files(kind: str, files: dict[str, str]) -> None:
     for key, file in files.items():
         if not key:
             raise ValueError(f"an empty {kind} key")
-        if Path(file).name != file or file.startswith(".") or "\\" in file:
+        if (
+            Path(file).name != file
+            or file.startswith(".")
+            or any(c in file for c in "\\\0:")
+            or len(file.encode()) > 200
+        ):
             raise ValueError(f"{key}: {file!r} must be a file name inside the pack folder")
         if not file.lower().endswith(AUDIO_SUFFIXES):
             raise ValueError(f"{key}: {file!r} is not a {'/'.join(AUDIO_SUFFIXES)} file")
@@ -78,6 +106,14 @@ class PackManifest(BaseModel):
     source: str | None = None  # who speaks: "recorded", or the engine voice it was built with
     lines: dict[str, str] = Field(default_factory=dict)
     parts: dict[str, PartFile] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        problem = name_problem(name)
+        if problem is not None:
+            raise ValueError(f"{name!r}: {problem}")
+        return unicodedata.normalize("NFC", name)
 
     @field_validator("lang")
     @classmethod
@@ -127,21 +163,19 @@ def read_manifest(name: str, folder: Path) -> PackManifest:
             f"voice pack {name!r} not found ({folder} does not exist): record one with "
             f"`narrator voice record --lang ru --pack {name}`"
         )
+    if not os.path.lexists(path):
+        raise ConfigError(f"voice pack {name!r} is incomplete: {path} is missing")
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"voice pack {name!r} is incomplete: {path} is missing") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"voice pack {name!r}: cannot read {path} ({error})") from None
+        text = files.read_text(path, files.MANIFEST)
+    except files.BadFile as error:
+        raise files.BadFile(f"voice pack {name!r}: {error}") from None
     return parse_manifest(text, f"voice pack {name!r}: {path}")
 
 
 def parse_manifest(text: str, where: str) -> PackManifest:
-    """A manifest read from ``text``; a bad one is a ConfigError naming ``where`` and why."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{where} is not valid TOML ({error})") from None
+    """A manifest read from ``text`` within the bounds of ``files.MANIFEST`` (size, nesting,
+    values); a bad one is a ConfigError naming ``where`` and why."""
+    data = files.parse_toml(text, files.MANIFEST, where)
     try:
         return PackManifest.model_validate(data)
     except ValidationError as error:

@@ -25,6 +25,7 @@ plain lines only (no ``[parts]``, no ``source``) reads as it always did.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +57,13 @@ class VoicePack:
 
     @classmethod
     def load(cls, name: str, lang: str | None = None, root: Path | None = None) -> VoicePack:
-        """Read and check a pack; lines whose recording is missing are reported and left to TTS."""
-        folder = pack_folder(name, root)
+        """Read and check a pack; lines whose recording is missing are reported and left to TTS.
+
+        ``name`` is a pack's name, or the path of a pack folder of the user's (it holds a
+        '/'): a folder is only read, and every name that writes is a plain name.
+        """
+        is_path = "/" in name or os.sep in name
+        folder = Path(name).expanduser() if is_path else pack_folder(name, root)
         manifest = read_manifest(name, folder)
         if lang is not None and manifest.lang != lang:
             raise ConfigError(

@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from narrator.rules.errors import ConfigError
 
@@ -202,3 +202,28 @@ def inside(folder: Path, path: Path) -> Path:
     if target != root and root not in target.parents:
         raise BadFile(f"{path}: outside {folder}, refused")
     return target
+
+
+def open_regular(path: Path, kind: Kind) -> BinaryIO:
+    """``path`` open for reading once checked as ``read_bytes`` checks it -- a regular file
+    of at most ``kind.max_bytes`` -- before a byte is read: for a reader that must seek
+    (a zip archive), and then reads only what it was asked to."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise BadFile(
+                f"{path}: not a regular file ({_type_of(info.st_mode)}), not a {kind.what}"
+            )
+        if info.st_size > kind.max_bytes:
+            raise BadFile(
+                f"{path}: larger than {_size(kind.max_bytes)}, too large for a {kind.what}"
+            )
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import io
 import os
+import stat
+import struct
 import subprocess
 import sys
 import unicodedata
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from narrator.rules.errors import ConfigError
+from narrator.voice import pack_file
 from narrator.voice.pack_file import import_pack
 from narrator.voice.pack_manifest import MANIFEST, pack_folder
 from narrator.voice.packs import VoicePack
@@ -204,3 +208,262 @@ def test_plain_names_of_any_script_are_names(tmp_path: Path) -> None:
     for bad in ("a b", "a.b", "x" * 41, "AUX", "../x", "~x", ""):
         with pytest.raises(ConfigError, match="voice pack name"):
             pack_folder(bad, packs)
+
+
+# --- members -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("member", "words"),
+    [
+        ("../../escaped.flac", "climbs out with '..'"),
+        ("sub/../../escaped.flac", "climbs out with '..'"),
+        ("/tmp/escaped.flac", "is an absolute path"),
+        ("C:escaped.flac", "is an absolute path"),
+        ("..\\..\\escaped.flac", "backslash"),
+        ("sub//night.flac", "not a plain file name"),
+        ("./night.flac", "not a plain file name"),
+        ("notes.txt", "is not named in its pack.toml"),
+        ("sub/night.flac", "is not named in its pack.toml"),
+    ],
+)
+def test_members_that_climb_out_or_are_not_listed_are_refused(
+    home: Home, member: str, words: str
+) -> None:
+    file = write_zip(home.root / "evil.zip", [*good(), (member, flac())])
+    home.refused("voice", "import", str(file), words=words)
+
+
+def test_a_link_or_a_folder_with_data_is_refused(home: Home) -> None:
+    link = zipfile.ZipInfo("night.flac")
+    link.external_attr = (stat.S_IFLNK | 0o777) << 16
+    file = write_zip(home.root / "link.zip", [(MANIFEST, manifest()), (link, "/etc/passwd")])
+    home.refused("voice", "import", str(file), words="is a symbolic link")
+    fifo = zipfile.ZipInfo("night.flac")
+    fifo.external_attr = (stat.S_IFIFO | 0o644) << 16
+    file = write_zip(home.root / "fifo.zip", [(MANIFEST, manifest()), (fifo, flac())])
+    home.refused("voice", "import", str(file), words="is not a plain file")
+    folder = zipfile.ZipInfo("sub/")
+    file = write_zip(home.root / "folder.zip", [*good(), (folder, b"hidden data")])
+    home.refused("voice", "import", str(file), words="is a folder with data in it")
+
+
+@pytest.mark.parametrize(
+    "twin",
+    ["night.flac", "NIGHT.flac", "Night.FLAC"],
+)
+def test_a_member_twice_is_refused(home: Home, twin: str) -> None:
+    file = write_zip(home.root / "twice.zip", [*good(), (twin, flac(0.5))])
+    home.refused("voice", "import", str(file), words="is in it twice")
+
+
+def test_a_member_twice_after_unicode_normalisation_is_refused(home: Home) -> None:
+    composed = unicodedata.normalize("NFC", "ёжик.flac")
+    decomposed = unicodedata.normalize("NFD", "ёжик.flac")
+    assert composed != decomposed
+    entries: list[Entry] = [
+        (MANIFEST, manifest(files={NIGHT: composed})),
+        (composed, flac()),
+        (decomposed, flac(0.5)),
+    ]
+    file = write_zip(home.root / "nfd.zip", entries)
+    home.refused("voice", "import", str(file), words="is in it twice")
+
+
+def test_one_member_20000_times_is_refused(home: Home) -> None:
+    entries: list[Entry] = [(MANIFEST, manifest())]
+    entries += [("night.flac", b"x")] * 20_000
+    file = write_zip(home.root / "dup.zip", entries)
+    home.refused("voice", "import", str(file), words="members, more than 5000")
+    with pytest.raises(ConfigError, match="members, more than"):
+        import_pack(file, root=home.packs)
+
+
+def test_100000_members_are_refused(home: Home) -> None:
+    with zipfile.ZipFile(home.root / "flood.zip", "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(MANIFEST, manifest())
+        for number in range(100_000):
+            archive.writestr(f"{number}.flac", b"")
+    home.refused("voice", "import", str(home.root / "flood.zip"), words="members, more than 5000")
+
+
+def test_a_central_directory_that_lies_about_its_count_is_refused(tmp_path: Path) -> None:
+    """The table is bounded by its size as zipfile reads it, whatever count it gives."""
+    file = tmp_path / "lying.zip"
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(MANIFEST, manifest())
+        for number in range(40_000):
+            archive.writestr(f"{number:05}.flac", b"")
+    data = bytearray(file.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    struct.pack_into("<HH", data, end + 8, 3, 3)  # "3 members"
+    file.write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match=r"table of members is [\d.]+ MB"):
+        import_pack(file, root=tmp_path / "packs")
+
+
+# --- bombs -----------------------------------------------------------------------------------
+
+
+def silent_wav_header(frames: int, rate: int = 16000) -> bytes:
+    size = 2 * frames
+    return (
+        b"RIFF"
+        + struct.pack("<I", 36 + size)
+        + b"WAVEfmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, rate, 2 * rate, 2, 16)
+        + b"data"
+        + struct.pack("<I", size)
+    )
+
+
+def write_silence(archive: zipfile.ZipFile, member: str, size: int) -> None:
+    """A WAV of ``size`` bytes of digital silence: real audio, ~1000 to 1 deflated."""
+    info = zipfile.ZipInfo(member)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with archive.open(info, "w") as out:
+        out.write(silent_wav_header((size - 44) // 2))
+        zeros = bytes(MB)
+        for _ in range(size // MB):
+            out.write(zeros)
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The audit's bomb: a zip of about 600 KB holding ten 60 MB recordings of silence."""
+    file = tmp_path_factory.mktemp("bomb") / "bomb.zip"
+    files = {f"line.{n}": f"silence{n}.wav" for n in range(10)}
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr(MANIFEST, manifest(files=files))
+        for member in files.values():
+            write_silence(archive, member, 60 * MB)
+    assert file.stat().st_size < 5 * MB
+    return file
+
+
+def test_a_zip_bomb_is_refused_before_it_unpacks(home: Home, bomb: Path) -> None:
+    home.refused("voice", "import", str(bomb), words="member 'silence0.wav' unpacks to 60.0 MB")
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Every byte the importer unpacks from any member, counted."""
+    counted = [0]
+    read = zipfile.ZipExtFile.read
+
+    def counting(self: zipfile.ZipExtFile, n: int = -1) -> bytes:
+        data = read(self, n)
+        counted[0] += len(data)
+        return data
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", counting)
+    yield counted
+
+
+def fake_compressed_size(file: Path, member: str, size: int) -> None:
+    """Make the central directory claim ``member`` is ``size`` bytes compressed, so that
+    its header shows a modest ratio: only the bytes themselves can tell."""
+    data = bytearray(file.read_bytes())
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        length = struct.unpack_from("<H", data, at + 28)[0]
+        if data[at + 46 : at + 46 + length].decode() == member:
+            struct.pack_into("<I", data, at + 20, size)
+        at = data.find(b"PK\x01\x02", at + 4)
+    file.write_bytes(bytes(data))
+
+
+def test_a_bomb_with_a_lying_header_stops_at_its_cap(tmp_path: Path, reads: list[int]) -> None:
+    """19 MB of silence in ~19 KB that claims to be 1 MB compressed: the header's ratio is
+    19 to 1, the stream's a thousand; it is stopped once it passes 100 to 1 on the bytes
+    read (which run ahead of the stream by at most a chunk), long before its 19 MB."""
+    file = tmp_path / "liar.zip"
+    noise = np.random.default_rng(5).integers(0, 256, 2 * MB, dtype=np.uint8).tobytes()
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(MANIFEST, manifest(files={NIGHT: "night.wav", "onenight.day": "x.wav"}))
+        write_silence(archive, "night.wav", 19 * MB)
+        archive.writestr("x.wav", noise)  # the bytes the lie reaches into
+    fake_compressed_size(file, "night.wav", 1 * MB)
+    with zipfile.ZipFile(file) as archive:
+        assert archive.getinfo("night.wav").compress_size == 1 * MB
+    with pytest.raises(ConfigError, match=r"night\.wav is compressed more than 100 to 1"):
+        import_pack(file, root=tmp_path / "packs")
+    assert reads[0] <= 100 * (30 * 1024 + pack_file.CHUNK) + pack_file.CHUNK
+    assert reads[0] < 10 * MB
+    assert list((tmp_path / "packs").iterdir()) == []
+
+
+@pytest.mark.parametrize(("cap", "budget"), [(2 * MB, 300 * MB), (20 * MB, 2 * MB)])
+def test_unpacking_stops_at_the_cap_as_it_streams(
+    tmp_path: Path, reads: list[int], cap: int, budget: int
+) -> None:
+    """Counted on the bytes as they come, not on the header: stopped one chunk past the
+    member's cap or what is left of the pack's."""
+    file = tmp_path / "big.zip"
+    noise = np.random.default_rng(5).integers(0, 256, 5 * MB, dtype=np.uint8).tobytes()
+    write_zip(file, [("night.wav", noise)])
+    with zipfile.ZipFile(file) as archive, pytest.raises(ConfigError, match="unpacks to more"):
+        for _ in pack_file._chunks(archive, archive.getinfo("night.wav"), cap, [budget], file):
+            pass
+    assert reads[0] <= min(cap, budget) + pack_file.CHUNK
+
+
+# --- the manifest ---------------------------------------------------------------------------
+
+
+def huge_manifest() -> str:
+    padding = "# " + "x" * 98 + "\n"
+    return manifest() + padding * (60 * MB // len(padding))
+
+
+def deep_manifest() -> str:
+    return manifest(extra="source = " + "[" * 2000 + "]" * 2000)
+
+
+def test_a_60_mb_manifest_in_a_zip_is_refused(home: Home) -> None:
+    file = write_zip(home.root / "huge.zip", [(MANIFEST, huge_manifest()), ("night.flac", flac())])
+    home.refused(
+        "voice",
+        "import",
+        str(file),
+        words="member 'pack.toml' unpacks to 60.0 MB, more than 1.0 MB",
+    )
+
+
+def test_a_manifest_nested_2000_deep_in_a_zip_is_one_line(home: Home) -> None:
+    file = write_zip(home.root / "deep.zip", [(MANIFEST, deep_manifest()), ("night.flac", flac())])
+    home.refused("voice", "import", str(file), words="nested more than")
+
+
+@pytest.mark.parametrize(("how", "words"), [("huge", "larger than"), ("deep", "nested more than")])
+def test_a_hostile_manifest_on_disk_is_one_line(home: Home, how: str, words: str) -> None:
+    folder = home.packs / "mine"
+    folder.mkdir(parents=True)
+    (folder / MANIFEST).write_text(huge_manifest() if how == "huge" else deep_manifest())
+    (folder / "night.flac").write_bytes(flac())
+    result = home.run("voice", "export", "mine", str(home.root / "mine.zip"))
+    assert "Traceback" not in result.stderr and result.returncode == 2, result.stderr[-2000:]
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
+    assert not (home.root / "mine.zip").exists()
+
+
+# --- the file itself ------------------------------------------------------------------------
+
+
+def test_a_device_a_pipe_or_a_folder_is_refused_without_reading(home: Home) -> None:
+    fifo = home.root / "pipe.zip"
+    os.mkfifo(fifo)
+    home.refused("voice", "import", "/dev/zero", words="not a regular file (a device)")
+    home.refused("voice", "import", str(fifo), words="not a regular file (a named pipe)")
+    home.refused("voice", "import", str(home.root), words="not a regular file (a folder)")
+    (home.root / "text.zip").write_text("not a zip\n" * 100)
+    home.refused("voice", "import", str(home.root / "text.zip"), words="not a zip archive")
+
+
+def test_a_file_larger_than_a_pack_is_refused_unread(tmp_path: Path, reads: list[int]) -> None:
+    file = tmp_path / "sparse.zip"
+    with file.open("wb") as out:
+        out.truncate(pack_file.PACK_FILE.max_bytes + 1)  # sparse: no disk used
+    with pytest.raises(ConfigError, match="too large for a voice pack file"):
+        import_pack(file, root=tmp_path / "packs")
+    assert reads[0] == 0

@@ -467,3 +467,20 @@ def test_a_file_larger_than_a_pack_is_refused_unread(tmp_path: Path, reads: list
     with pytest.raises(ConfigError, match="too large for a voice pack file"):
         import_pack(file, root=tmp_path / "packs")
     assert reads[0] == 0
+
+
+def test_export_leaves_out_a_pipe_or_a_device_in_the_pack(home: Home) -> None:
+    """Anyone at the laptop can put anything in the pack folder: a named pipe or a link to
+    /dev/zero in place of a recording is left out (it blocked, or read for ever)."""
+    folder = home.packs / "mine"
+    folder.mkdir(parents=True)
+    files = {NIGHT: "night.flac", "onenight.day": "pipe.flac", "onenight.end": "zero.flac"}
+    (folder / MANIFEST).write_text(manifest("mine", files))
+    (folder / "night.flac").write_bytes(flac())
+    os.mkfifo(folder / "pipe.flac")
+    (folder / "zero.flac").symlink_to("/dev/zero")
+    result = home.run("voice", "export", "mine", str(home.root / "mine.zip"))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "2 recordings are missing or unreadable" in result.stderr
+    with zipfile.ZipFile(home.root / "mine.zip") as archive:
+        assert sorted(archive.namelist()) == ["night.flac", MANIFEST]

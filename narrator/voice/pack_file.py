@@ -52,6 +52,7 @@ MAX_TOTAL = 300 * files.MB
 MAX_RATIO = 100  # FLAC and Ogg hardly compress; a text manifest about 10 to 1
 RATIO_FLOOR = 1 * files.MB  # below this a member may compress as it likes
 LONGEST_RECORDING_S = 600
+LARGEST_SOURCE = 64 * files.MB  # a recording of the pack's own folder, read to export it
 CHUNK = 64 * files.KB  # also what zipfile reads ahead of the stream: the ratio's error
 BLOCK = 65_536  # frames of audio checked at a time
 _DRIVE = re.compile(r"[A-Za-z]:")
@@ -111,8 +112,15 @@ def _renamed(file: str, audio: str) -> str:
 
 
 def _encoded(path: Path, audio: str) -> bytes | None:
+    """The recording at ``path`` in ``audio``; None when it is not a regular file of a
+    spoken line's size (a named pipe or ``/dev/zero`` put in the pack is never opened),
+    cannot be read, or would be too large for a pack to import."""
     soundfile = require("soundfile")
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > LARGEST_SOURCE:
+            _LOGGER.debug("%s: not a regular file of at most %d bytes", path, LARGEST_SOURCE)
+            return None
         samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
     except (RuntimeError, OSError) as error:  # soundfile.LibsndfileError is a RuntimeError
         _LOGGER.debug("%s: %s", path, error)
@@ -120,7 +128,8 @@ def _encoded(path: Path, audio: str) -> bytes | None:
     kind, subtype = AUDIO_FORMATS[audio]
     buffer = io.BytesIO()
     soundfile.write(buffer, samples, int(rate), format=kind, subtype=subtype)
-    return buffer.getvalue()
+    data = buffer.getvalue()
+    return data if len(data) <= MAX_MEMBER else None
 
 
 def _write_zip(file: Path, manifest: PackManifest, entries: dict[str, bytes]) -> None:

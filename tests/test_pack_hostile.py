@@ -279,6 +279,15 @@ def test_one_member_20000_times_is_refused(home: Home) -> None:
         import_pack(file, root=home.packs)
 
 
+def test_a_manifest_naming_one_member_20000_times_is_refused(home: Home) -> None:
+    """Each name was unpacked and decoded again: 22 s of CPU for a 58 KB file."""
+    lines = {f"line.{n}": "night.flac" for n in range(20_000)}
+    file = write_zip(
+        home.root / "many.zip", [(MANIFEST, manifest(files=lines)), ("night.flac", flac())]
+    )
+    home.refused("voice", "import", str(file), words="names 20000 recordings, more than 5000")
+
+
 def test_100000_members_are_refused(home: Home) -> None:
     with zipfile.ZipFile(home.root / "flood.zip", "w", zipfile.ZIP_STORED) as archive:
         archive.writestr(MANIFEST, manifest())

@@ -272,6 +272,11 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
 
 def _check_listed(manifest: PackManifest, members: dict[str, zipfile.ZipInfo], file: Path) -> None:
     """Every file of the archive named by the manifest, every recording it names there."""
+    entries = len(manifest.lines) + len(manifest.parts)
+    if entries > MAX_MEMBERS:
+        raise ConfigError(
+            f"{file} is refused: its {MANIFEST} names {entries} recordings, more than {MAX_MEMBERS}"
+        )
     listed = set(manifest.files())
     extra = sorted(member for member in members if member != MANIFEST and member not in listed)
     if extra:

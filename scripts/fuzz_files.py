@@ -25,6 +25,7 @@ It prints one row per case and a summary per reader; exit status 1 when any case
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fnmatch
 import io
 import os
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 import wave
 import zipfile
 from collections.abc import Callable, Iterator
@@ -619,6 +621,29 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
+CLASSES = (  # the hostile classes, by words of a case's name (first match)
+    ("link", ("link", "dangling")),
+    ("traversal", ("absolute", "dotdot", "tilde", "records", "backslash", "name dot", "/proc")),
+    ("bomb", ("zeros",)),
+    ("flood", ("flood", "duplicates", "members", "MB manifest", "expanding")),
+    ("nesting", ("nesting", "deep")),
+    ("huge", ("sparse", "long", "huge", "50 MB")),
+    ("endless", ("dev-zero", "device")),
+    ("fifo", ("fifo",)),
+    ("encoding", ("latin-1", "utf-16", "nul", "BOM", "bom")),
+    ("digits", ("digits",)),
+    ("tamper", ("bit", "frame", "garbage appended", "key damaged")),
+    ("missing", ("missing", "empty")),
+)
+
+
+def hostile_class(case: Case) -> str:
+    for klass, words in CLASSES:
+        if any(word in case.name for word in words):
+            return klass
+    return case.hostile
+
+
 READERS: dict[str, Callable[[], Iterator[Case]]] = {
     "scenario": scenario_cases,
     "pack": pack_cases,
@@ -721,7 +746,8 @@ def run_case(case: Case, work: Path, timeout: float, memory_mb: float) -> Result
     result.code, result.peak_mb = code, peak
     text = ANSI.sub("", output + stderr)
     lines = [line for line in stderr.splitlines() if line.strip()]
-    result.detail = (lines[-1] if lines else ANSI.sub("", output).strip()[-120:])[:140]
+    last = lines[-1] if lines else ANSI.sub("", output).strip()[-120:]
+    result.detail = " ".join(last.split())[:140]
     if hung:
         result.problems.append(f"no end within {timeout:g} s")
     if "Traceback" in text:
@@ -838,6 +864,7 @@ def warm_cache(work: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    warnings.filterwarnings("ignore", "Duplicate name", UserWarning)  # made on purpose
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="one case of each kind of danger")
     parser.add_argument("--reader", action="append", choices=sorted(READERS))
@@ -847,6 +874,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-mb", type=float, default=300.0)
     args = parser.parse_args(argv)
     cases = [case for name in args.reader or READERS for case in READERS[name]()]
+    cases = [dataclasses.replace(case, hostile=hostile_class(case)) for case in cases]
     if args.quick:
         cases = [case for case in cases if case.name in QUICK.get(case.reader, ())]
     if args.hostile:

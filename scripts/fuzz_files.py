@@ -748,6 +748,8 @@ def run_case(case: Case, work: Path, timeout: float, memory_mb: float) -> Result
     lines = [line for line in stderr.splitlines() if line.strip()]
     last = lines[-1] if lines else ANSI.sub("", output).strip()[-120:]
     result.detail = " ".join(last.split())[:140]
+    if case.screen:
+        result.detail = "the set-up screen opened" if code == 128 + signal.SIGTERM else ""
     if hung:
         result.problems.append(f"no end within {timeout:g} s")
     if "Traceback" in text:

@@ -593,10 +593,11 @@ def partners_met(end_lines: Sequence[str]) -> set[str]:
     """The alliance wolves' box on night 1 (issue 28 #5): who the others are, shown in
     their window but no rules secret, so the end screen does not tell it."""
     wolf = t("role.werewolf")
+    pattern = re.escape(t("reveal.seat", seat="SEAT", role=wolf)).replace("SEAT", "(\\d+)")
     seats = [
         int(m.group(1))
         for line in end_lines
-        if (m := re.fullmatch(t("reveal.seat", seat="(\\d+)", role=re.escape(wolf)), line.strip()))
+        if (m := re.fullmatch(pattern, line.strip().removeprefix("» ")))
     ]
     return {t("shown.wolves", seats=", ".join(map(str, seats)))} if len(seats) > 1 else set()
 
@@ -722,7 +723,10 @@ def check_secrets_stay_inside(table: Table, end_lines: Sequence[str]) -> None:
     found = [problems(snap) for snap in snaps]
     for i in range(len(snaps) - 1):
         confirmed = found[i] & found[i + 1]
-        assert not confirmed, f"{sorted(confirmed)} on screen:\n{snaps[i + 1].screen.text}"
+        assert not confirmed, (
+            f"{sorted(confirmed)} on screen:\n{snaps[i + 1].screen.text}\n"
+            f"secrets told by the end screen: {sorted(secrets)}\nits lines: {list(end_lines)}"
+        )
 
 
 # --- the end ---------------------------------------------------------------------------------

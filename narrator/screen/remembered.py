@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -16,11 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from narrator.files import SETTINGS as SETTINGS_FILE
+from narrator.files import BadFile, load_json
 from narrator.rules.registry import get_variant
 from narrator.settings import SHOWN, SettingError, TableSettings, checked, play_defaults
 
 # What the set-up screen keeps per game and in a preset: its rows and the rules.
 SAVED_FIELDS = ("game", *SHOWN, "options")
+_LOGGER = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,6 +47,7 @@ class SetupValues:
     remembered: frozenset[str] = frozenset()
     remembered_options: frozenset[str] = frozenset()
     unfinished: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what the remembered file lacked
 
 
 @dataclass(frozen=True)
@@ -57,13 +64,22 @@ def config_folder() -> Path:
     return user_config_path("narrator", appauthor=False)
 
 
-def load_saved(path: Path) -> dict[str, Any]:
-    """The saved settings in ``path`` that the model takes; none when it cannot be read."""
+def load_saved(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
+    """The saved settings in ``path`` that the model takes; none when it cannot be read.
+
+    Read through the bounded reader (a pipe, a device, a huge or deeply nested file is
+    refused without reading it); what is wrong with the file, when it exists and is not
+    taken whole, goes to ``problems`` in one line: the set-up screen shows it.
+    """
+    if not os.path.lexists(path):
+        return {}
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        data = load_json(path, SETTINGS_FILE)
+    except BadFile as error:
+        _warn(problems, str(error))
         return {}
     if not isinstance(data, dict):
+        _warn(problems, f"{path}: not a table of settings")
         return {}
     saved: dict[str, Any] = {}
     for name, value in data.items():
@@ -72,9 +88,35 @@ def load_saved(path: Path) -> dict[str, Any]:
         ):
             saved[name] = value
         elif name in SHOWN:
-            with contextlib.suppress(SettingError):
+            try:
                 saved[name] = checked(name, value)
+            except SettingError as error:
+                _warn(problems, f"{path}: {name}: {error}")
+        else:
+            _warn(problems, f"{path}: {name!r} is not a setting")
     return saved
+
+
+def _warn(problems: list[str] | None, problem: str) -> None:
+    _LOGGER.warning("%s", problem)
+    if problems is not None:
+        problems.append(problem)
+
+
+def checked_options(game: str, options: Mapping[str, Any], problems: list[str]) -> dict[str, Any]:
+    """The remembered rule switches of ``game`` its model takes, one by one."""
+    switches = get_variant(game).switches
+    taken: dict[str, Any] = {}
+    for name, value in options.items():
+        if name not in switches.model_fields:
+            continue
+        try:
+            switches.model_validate({name: value})
+        except ValidationError as error:
+            problems.append(f"{name}: {error.errors()[0].get('msg', 'not taken')}")
+            continue
+        taken[name] = value
+    return taken
 
 
 def save(path: Path, values: Mapping[str, object]) -> str | None:
@@ -136,8 +178,9 @@ def values_for(
     switches, with ``options``) over its remembered ones, over the defaults."""
     fields = get_variant(game).switches.model_fields
     chosen = {k: v for k, v in base.options.items() if k in fields} if options else {}
-    saved = load_saved(last_path(game, folder))
-    saved_options = {k: v for k, v in saved.get("options", {}).items() if k in fields}
+    problems: list[str] = []
+    saved = load_saved(last_path(game, folder), problems)
+    saved_options = checked_options(game, saved.get("options", {}), problems)
     defaults = {**play_defaults(), **{name: getattr(base, name) for name in given}}
     values = dict(defaults)
     remembered = set()
@@ -158,4 +201,5 @@ def values_for(
         defaults=base.but(**defaults, game=game, options=chosen),
         remembered=frozenset(remembered),
         remembered_options=frozenset(remembered_options),
+        problems=problems[:3],
     )

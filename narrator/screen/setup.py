@@ -229,9 +229,11 @@ class SetupScreen(Screen[SetupChoice]):
         for option in sorted(self.values.remembered_options):
             label = self._switch_text(option, "name", option)
             items.append(f"{label}: {self._value_text(option, settings.options[option])}")
-        if not items:
-            return ""
-        return self.t("setup.remembered", items="; ".join(items))
+        text = self.t("setup.remembered", items="; ".join(items)) if items else ""
+        if self.values.problems:
+            problem = self.t("setup.saved_problem", problems="; ".join(self.values.problems))
+            text = f"{problem}\n{text}" if text else problem
+        return text
 
     def _value_text(self, name: str, value: Any) -> str:
         if isinstance(value, bool):

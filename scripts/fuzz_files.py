@@ -750,22 +750,7 @@ def run_case(case: Case, work: Path, timeout: float, memory_mb: float) -> Result
     result.detail = " ".join(last.split())[:140]
     if case.screen:
         result.detail = "the set-up screen opened" if code == 128 + signal.SIGTERM else ""
-    if hung:
-        result.problems.append(f"no end within {timeout:g} s")
-    if "Traceback" in text:
-        result.problems.append("a traceback")
-    if case.screen:
-        if not hung and code != 128 + signal.SIGTERM:
-            result.problems.append(f"the set-up screen did not open (exit {code})")
-    elif code == 2:
-        if len(lines) != 1:
-            result.problems.append(f"exit 2 with {len(lines)} lines on stderr")
-    elif code != 0 or case.must_refuse:
-        result.problems.append(
-            f"exit {code}" + (" (must be refused: 2)" if case.must_refuse else "")
-        )
-    if case.must_say and not re.search(case.must_say, text, re.IGNORECASE):
-        result.problems.append(f"its output does not match {case.must_say!r}")
+    result.problems += _exit_problems(case, code, lines, text, hung, timeout)
     if peak > memory_mb:
         result.problems.append(f"peak memory {peak:.0f} MB")
     result.problems += changes(before, snapshot(box.root), box, case)
@@ -773,6 +758,26 @@ def run_case(case: Case, work: Path, timeout: float, memory_mb: float) -> Result
         result.verdict = "FAIL"
     shutil.rmtree(box.root, ignore_errors=True)
     return result
+
+
+def _exit_problems(
+    case: Case, code: int | None, lines: list[str], text: str, hung: bool, timeout: float
+) -> list[str]:
+    """What is wrong with how the case ended: a hang, a traceback, another exit."""
+    problems = [f"no end within {timeout:g} s"] if hung else []
+    if "Traceback" in text:
+        problems.append("a traceback")
+    if case.screen:
+        if not hung and code != 128 + signal.SIGTERM:
+            problems.append(f"the set-up screen did not open (exit {code})")
+    elif code == 2:
+        if len(lines) != 1:
+            problems.append(f"exit 2 with {len(lines)} lines on stderr")
+    elif code != 0 or case.must_refuse:
+        problems.append(f"exit {code}" + (" (must be refused: 2)" if case.must_refuse else ""))
+    if case.must_say and not re.search(case.must_say, text, re.IGNORECASE):
+        problems.append(f"its output does not match {case.must_say!r}")
+    return problems
 
 
 def _peak(pid: int, peak: float) -> float:

@@ -4,7 +4,6 @@ or rendered on a virtual clock into a narration file with its timeline."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from narrator.host.audio import AudioVoice, NightSound, SpeechSource
 from narrator.host.outage import SoundWatch
 from narrator.host.terminal import RealClock
+from narrator.outputs import check_writable
 from narrator.ports import Clock, Keys, Screen
 from narrator.prepared import Prepared, prepare
 from narrator.record import GameRecord
@@ -37,15 +37,7 @@ def check_output(path: Path) -> None:
             f" ({default_name('game')})"
         )
     for target in (path, path.with_suffix(".json")):
-        if target.is_dir():
-            raise ConfigError(f"--output {path}: {target} is a folder")
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise ConfigError(f"--output {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"--output {path}: cannot write in {folder}")
+        check_writable(target, "--output")
 
 
 @dataclass

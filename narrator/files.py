@@ -67,7 +67,7 @@ def read_bytes(path: Path, kind: Kind) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise BadFile(f"{path}: not a regular file ({_type_of(mode)}), not a {kind.what}")
+            raise BadFile(f"{path}: not a regular file ({describe_mode(mode)}), not a {kind.what}")
         chunks, size = [], 0
         while size <= kind.max_bytes:
             chunk = os.read(fd, min(MB, kind.max_bytes + 1 - size))
@@ -176,7 +176,7 @@ def check_shape(data: Any, kind: Kind, where: Path | str) -> None:
             stack.extend((inner, name, depth + 1) for inner in value)
 
 
-def _type_of(mode: int) -> str:
+def describe_mode(mode: int) -> str:
     for test, name in (
         (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a named pipe"),
@@ -217,7 +217,7 @@ def open_regular(path: Path, kind: Kind) -> BinaryIO:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise BadFile(
-                f"{path}: not a regular file ({_type_of(info.st_mode)}), not a {kind.what}"
+                f"{path}: not a regular file ({describe_mode(info.st_mode)}), not a {kind.what}"
             )
         if info.st_size > kind.max_bytes:
             raise BadFile(

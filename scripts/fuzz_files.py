@@ -608,12 +608,17 @@ def output_cases() -> Iterator[Case]:
         "missing folder": lambda b: b.outside / "no" / "such" / "x.ogg",
         "a folder": lambda b: _mkdir(b.outside / "x.ogg"),
         "a fifo": lambda b: special(b.outside / "x.ogg", "fifo", b.outside),
-        "a device": lambda _b: Path("/dev/full"),
+        "a device": lambda b: _linked(b.outside / "x.ogg", "/dev/null"),
         "a file as folder": lambda b: put(b.outside / "file", b"x") / "x.ogg",
         "unknown ending": lambda b: b.outside / "x.exe",
     }
     for label, path_of in paths.items():
         yield Case("output", "path", label, demo(path_of), must_refuse=True)
+
+
+def _linked(path: Path, target: str) -> Path:
+    path.symlink_to(target)
+    return path
 
 
 def _mkdir(path: Path) -> Path:

@@ -373,7 +373,7 @@ def test_a_plot_path_that_is_a_folder_is_refused(
     folder = tmp_path / "chart.png"
     folder.mkdir()
     assert cli.main(["simulate", "onenight", "--plot", str(folder)]) == 2
-    assert "that is a folder" in capsys.readouterr().err
+    assert "a folder, not a file to write" in capsys.readouterr().err
 
 
 def test_a_missing_matplotlib_is_one_line_naming_the_extra(

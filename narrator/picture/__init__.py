@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from narrator.outputs import check_writable
 from narrator.picture.scene import Scene, paint
 from narrator.picture.svg import to_svg
 from narrator.rules.errors import ConfigError
@@ -26,21 +27,6 @@ _LOGGER = logging.getLogger(__name__)
 
 FORMATS = (".svg", ".png")
 SEALED = ".sealed"  # narrator.host.journal's sealed records
-
-
-def check_writable(path: Path, flag: str) -> None:
-    """A file can be written at ``path``: tried now, before any work (and left as it was)."""
-    if path.is_dir():
-        raise ConfigError(f"{flag} {path}: that is a folder")
-    if not path.parent.is_dir():
-        raise ConfigError(f"{flag} {path}: the folder {path.parent} does not exist")
-    existed = path.exists()
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
-    except OSError as error:
-        raise ConfigError(f"{flag} {path}: cannot write there ({error.strerror})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
 
 
 def check_output(path: Path) -> None:
@@ -129,7 +115,6 @@ __all__ = [
     "Scene",
     "Story",
     "check_output",
-    "check_writable",
     "draw",
     "draw_finished",
     "paint",

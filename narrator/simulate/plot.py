@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from narrator.picture import check_writable
+from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
 from narrator.simulate.report import count, number, outcomes
 from narrator.simulate.run import Table

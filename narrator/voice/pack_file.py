@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from narrator import files
+from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
 from narrator.voice.pack_manifest import (
@@ -79,6 +80,7 @@ def export_pack(name: str, file: Path, *, audio: str = "flac", root: Path | None
         raise ConfigError(f"audio format {audio!r}: use {' or '.join(AUDIO_FORMATS)}")
     folder = pack_folder(name, root)
     manifest = read_manifest(name, folder)
+    check_writable(file, "voice export")  # before the recordings are encoded
     shared = PackManifest(name=manifest.name, lang=manifest.lang, source=manifest.source)
     entries: dict[str, bytes] = {}
     left_out: list[str] = []

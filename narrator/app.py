@@ -27,8 +27,10 @@ from narrator.sound.mixer import Mixer
 from narrator.sound.output import OfflineOutput
 from narrator.speaking import Speaking, demo_keys, speaking
 from narrator.unfinished import (
+    describe_damaged,
     describe_unfinished,
     prepare_resumed,
+    scan_records,
     unfinished_choices,
     unfinished_games,
 )
@@ -86,13 +88,19 @@ def resume_at_table(
     """``narrator resume``: list the unfinished games, or continue one (the newest by default)
     with its own time for a day answer, unless ``answer_s`` is given."""
     folder = settings.record_dir or default_record_dir()
-    games = unfinished_games(folder)
+    games, damaged = scan_records(folder)
     catalog = load_catalog(settings.lang)
+    if not listing and not games and damaged:  # nothing to go on with: say why, exit 2
+        reason = catalog.text(f"resume.reason.{damaged[0].reason}", damaged[0].params)
+        name = damaged[0].path.name
+        raise ConfigError(catalog.text("resume.only_damaged", {"name": name, "reason": reason}))
     if listing or not games:
-        if not games:
+        if not games and not damaged:
             print(catalog.text("resume.none", {"folder": folder}))
         for number, game in enumerate(games, start=1):
             print(f"{number}  {describe_unfinished(game, catalog)}")
+        for record in damaged:
+            print(f"-  {describe_damaged(record, catalog)}")
         return 0
     if choice is not None and not 1 <= choice <= len(games):
         raise ConfigError(f"resume {choice}: there are {len(games)} unfinished games (see --list)")

@@ -47,7 +47,7 @@ SCENARIO = Kind("scenario file", 256 * KB, max_text=256)
 SETTINGS = Kind("remembered settings file", 64 * KB, max_items=1_000)
 PRONUNCIATION = Kind("pronunciation file", 256 * KB, max_items=20_000, max_text=512)
 MANIFEST = Kind("voice pack manifest", 1 * MB, max_items=50_000)
-RECORD = Kind("game record", 32 * MB)
+RECORD = Kind("game record", 64 * MB)  # a frame per half second: 3 hours is 22 MB
 RECORD_KEY = Kind("record key", 4 * KB, max_items=16)
 CATALOG = Kind("line catalog", 1 * MB)  # the package's own files: bounded all the same
 MODEL_FILE = Kind("speech model file", 256 * KB)

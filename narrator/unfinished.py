@@ -3,9 +3,10 @@ made ready to go on (``narrator resume``, the set-up screen's first row)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.host.journal import read_journal, unfinished_records
+from narrator.host.journal import DamagedRecord, read_journal, unfinished_records
 from narrator.prepared import Prepared
 from narrator.resume import Unfinished, unfinished
 from narrator.rules.core import Deal
@@ -14,21 +15,47 @@ from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
 
 
+@dataclass(frozen=True)
+class Damaged:
+    """A sealed record that cannot be continued: where, and why (``resume.reason.*``)."""
+
+    path: Path
+    reason: str
+    params: dict[str, object]
+    message: str  # the one line, in English, for the command line's refusal
+
+
 def unfinished_games(folder: Path) -> list[Unfinished]:
     """The games in ``folder`` that did not reach their end, newest first."""
+    return scan_records(folder)[0]
+
+
+def scan_records(folder: Path) -> tuple[list[Unfinished], list[Damaged]]:
+    """The unfinished games in ``folder``, and the sealed records that are damaged or
+    unreadable (named, not silently left out), both newest first."""
     try:
         paths = unfinished_records(folder) if folder.is_dir() else []
     except OSError as error:
         raise ConfigError(f"cannot read the record folder {folder}: {error.strerror}") from None
-    games = []
+    games, damaged = [], []
     for path in paths:
         try:
             found = unfinished(path, read_journal(path))
-        except (OSError, ValueError, ConfigError):
-            continue  # not a record of this program (or unreadable): not offered
+        except DamagedRecord as error:
+            damaged.append(Damaged(path, error.reason, dict(error.params), str(error)))
+            continue
+        except (OSError, ValueError, ConfigError) as error:
+            damaged.append(Damaged(path, "not_a_game", {}, f"{path.name}: {error}"))
+            continue
         if found is not None:
             games.append(found)
-    return games
+    return games, damaged
+
+
+def describe_damaged(record: Damaged, catalog: Catalog) -> str:
+    """One line of ``resume --list`` for a damaged record: its file and why."""
+    reason = catalog.text(f"resume.reason.{record.reason}", record.params)
+    return f"{record.path.name}  {catalog.text('resume.damaged', {'reason': reason})}"
 
 
 def prepare_resumed(game: Unfinished) -> Prepared:

@@ -48,6 +48,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import struct
 import threading
 import time
@@ -61,7 +62,19 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from narrator.files import RECORD, RECORD_KEY, BadFile, read_bytes, read_text
 from narrator.rules.errors import ConfigError
+
+
+class DamagedRecord(ConfigError):
+    """A record that cannot be trusted or read: ``reason`` names why, in the words of
+    ``resume.reason.<reason>`` (with ``params``), for ``resume --list`` to show."""
+
+    def __init__(self, message: str, reason: str, **params: object) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = params
+
 
 SEALED = ".sealed"  # a record being played, or stopped: sealed
 PLAIN = ".jsonl"  # a record of a game that has ended: plain JSON lines
@@ -402,21 +415,47 @@ def _forget_orphans(keys: Path) -> None:
 
 def _read_key(sealed: Path, keys: Path | None) -> tuple[bytes, int]:
     path = _key_path(keys or default_key_dir(), sealed)
+    if not os.path.lexists(path):
+        raise DamagedRecord(
+            f"{sealed.name}: its key {path} is missing: the sealed record cannot be opened",
+            "key_missing",
+        )
     try:
-        data = json.loads(path.read_text("ascii"))
+        data = json.loads(read_text(path, RECORD_KEY))
         key = base64.b64decode(data["key"], validate=True)
         frame = int(data["frame"])
-    except FileNotFoundError:
-        raise ConfigError(
-            f"{sealed.name}: its key {path} is missing: the sealed record cannot be opened"
+    except BadFile as error:
+        raise DamagedRecord(f"{sealed.name}: {error}", "key_damaged") from None
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise DamagedRecord(
+            f"the key {path} is damaged: {sealed.name} cannot be opened", "key_damaged"
         ) from None
-    except OSError as error:
-        raise ConfigError(f"cannot read the key {path}: {error.strerror or error}") from None
-    except (ValueError, KeyError, TypeError):
-        raise ConfigError(f"the key {path} is damaged: {sealed.name} cannot be opened") from None
     if data.get("format") != FORMAT or len(key) != 32 or frame <= _TAG + _HEAD.size:
-        raise ConfigError(f"the key {path} is of another format: {sealed.name} cannot be opened")
+        raise DamagedRecord(
+            f"the key {path} is of another format: {sealed.name} cannot be opened", "key_damaged"
+        )
     return key, frame
+
+
+def _record_bytes(path: Path) -> bytes:
+    """A record's bytes: a regular file within RECORD's cap, its size looked at first (a
+    2 GB sparse file is refused unread), else a DamagedRecord."""
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise DamagedRecord(
+            f"cannot read the record {path}: {error.strerror}", "unreadable"
+        ) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise DamagedRecord(f"{path}: not a regular file, not a game record", "not_a_file")
+    if info.st_size > RECORD.max_bytes:
+        raise DamagedRecord(
+            f"{path}: {info.st_size} bytes, larger than a game record can be", "too_large"
+        )
+    try:
+        return read_bytes(path, RECORD)
+    except BadFile as error:
+        raise DamagedRecord(str(error), "unreadable") from None
 
 
 def _remove_sealed(sealed: Path, key: Path) -> None:
@@ -446,22 +485,15 @@ def read_journal(path: Path, keys: Path | None = None) -> list[Event]:
     """
     if path.suffix == SEALED:
         return _read_sealed(path, keys)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read the record {path}: {error.strerror or error}") from None
-    events = _parse_lines(path, data)
+    events = _parse_lines(path, _record_bytes(path))
     if not events or events[-1].get("event") not in _TERMINAL:
         events.append(_lost_marker(events))
     return events
 
 
 def _read_sealed(path: Path, keys: Path | None) -> list[Event]:
+    data = _record_bytes(path)
     key, frame = _read_key(path, keys)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read the record {path}: {error.strerror or error}") from None
     aead = AESGCM(key)
     unzip = zlib.decompressobj(-15)
     stream = bytearray()
@@ -472,19 +504,31 @@ def _read_sealed(path: Path, keys: Path | None) -> list[Event]:
         try:
             plain = aead.decrypt(_nonce(index), sealed, _MAGIC)
         except InvalidTag:
-            if index == count - 1 or not any(sealed):  # a write a power cut tore
+            if index == count - 1 or not any(data[index * frame :]):  # a write a power cut tore
                 break
-            raise ConfigError(
+            raise DamagedRecord(
                 f"{path.name}: frame {index + 1} of {count} does not open with the record's key:"
-                " the record has been altered and cannot be trusted"
+                " the record has been altered and cannot be trusted",
+                "frame_altered",
+                frame=index + 1,
             ) from None
         flags, length = _HEAD.unpack_from(plain)
         try:
             stream += unzip.decompress(plain[_HEAD.size : _HEAD.size + length])
         except zlib.error:
-            raise ConfigError(f"{path.name}: frame {index + 1} holds a broken stream") from None
+            raise DamagedRecord(
+                f"{path.name}: frame {index + 1} holds a broken stream",
+                "frame_altered",
+                frame=index + 1,
+            ) from None
         if flags & _CLOSED:
             closed = True
+            if any(data[(index + 1) * frame :]):  # nothing is written after the last frame
+                raise DamagedRecord(
+                    f"{path.name}: bytes after its closing frame {index + 1}: altered",
+                    "garbage_after",
+                    frame=index + 1,
+                )
             break
     events = _parse_lines(path, bytes(stream))
     if not closed:
@@ -501,7 +545,9 @@ def _parse_lines(path: Path, data: bytes) -> list[Event]:
         try:
             event = json.loads(line)
         except ValueError:
-            raise ConfigError(f"{path.name}, line {number}: not an event of a record") from None
+            raise DamagedRecord(
+                f"{path.name}, line {number}: not an event of a record", "not_events", line=number
+            ) from None
         if not isinstance(event, dict):
             raise ConfigError(f"{path.name}, line {number}: not an event of a record")
         events.append(event)
@@ -518,7 +564,7 @@ def unfinished_records(folder: Path) -> list[Path]:
         found = [
             path
             for path in folder.glob(f"*{SEALED}")
-            if path.is_file() and not path.with_suffix(PLAIN).exists()
+            if not path.with_suffix(PLAIN).exists()  # not a file at all: named as damaged
         ]
     except OSError:
         return []

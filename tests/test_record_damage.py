@@ -101,7 +101,7 @@ def test_a_missing_or_damaged_key_is_named(tmp_path: Path, damage: str, reason: 
 
 @pytest.mark.parametrize("odd", ["sparse 2 GB", "a named pipe", "a folder"])
 def test_a_huge_or_odd_record_is_refused_unread(tmp_path: Path, odd: str) -> None:
-    path, keys = sealed(tmp_path)
+    path, _keys = sealed(tmp_path)
     path.unlink()
     if odd == "sparse 2 GB":
         with path.open("wb") as out:

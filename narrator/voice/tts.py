@@ -96,6 +96,7 @@ class SpeechCache:
         *,
         renderer: Engine | None = None,
         memory_bytes: int = MEMORY_BYTES,
+        at_table: bool = False,
     ) -> None:
         spoken("", lang)  # an unknown language fails here, before any engine starts
         rate = DEFAULT_RATE if rate is None else rate
@@ -114,7 +115,9 @@ class SpeechCache:
             self.voice = choose_voice(lang, voice)
             self.renderer = engine_for(self.voice)
         self._failed: set[str] = set()
-        self.pronunciation = pronunciation(lang)
+        # A bad pronunciation file of the user's: one line at the command line; at the
+        # table, a warning and the built-in pronunciation.
+        self.pronunciation = pronunciation(lang, strict=not at_table)
         self.rendered = 0
         self._in_temp = False
         self.folder = self._usable(folder or default_cache_folder())

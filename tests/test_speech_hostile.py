@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,69 @@ def test_a_line_made_too_long_is_said_without_the_users_corrections(
         assert rules.apply(line, "espeak") == line
         rules.apply(line, "espeak")
     assert caplog.text.count("en.toml:2") == 1  # said once, naming the entry
+
+
+# -- an engine that crashes or hangs on a line --------------------------------------------
+# The fakes stand in for a real Festival that crashes or hangs on a line: neither can be
+# made to on purpose. Each answers Festival's start and voice commands as Festival does,
+# then, asked to say a line, kills itself with SIGSEGV or waits for ever in a child.
+FAKE = """#!{python}
+import os, re, signal, subprocess, sys
+for line in sys.stdin:
+    if "utt.synth" in line:
+        if {segv}:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        subprocess.run(["sleep", "987.654"])  # a child: only killing the group ends it
+    job = re.search(r'"narrator-ok" (\\d+)', line)
+    if job:
+        print("narrator-ok", job.group(1), "Cluster", flush=True)
+"""
+FAKE_SEGV = FAKE.format(python=sys.executable, segv=True)
+FAKE_HANG = FAKE.format(python=sys.executable, segv=False)
+
+
+def _fake_festival(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    from narrator.voice.engines import VoiceInfo, festival
+
+    program = tmp_path / "fake-festival"
+    program.write_text(script)
+    program.chmod(0o755)
+    monkeypatch.setattr(festival, "START_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(festival, "RENDER_TIMEOUT_S", 1.0)
+    engine = festival.FestivalEngine(str(program))
+    fake = VoiceInfo("fake_voice", "fake", "en", "en-us", "fake_voice", "festival", 99)
+    engine._voices = [fake]
+    return engine
+
+
+def _children() -> list[str]:
+    done = subprocess.run(
+        ["ps", "-o", "pid=,stat=,comm=", "--ppid", str(os.getpid())],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [line for line in done.stdout.splitlines() if "ps" not in line.split()[-1:]]
+
+
+@pytest.mark.parametrize("script", [FAKE_SEGV, FAKE_HANG], ids=["sigsegv", "hang"])
+def test_a_line_the_engine_crashes_or_hangs_on_is_said_by_the_fallback(
+    script: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from narrator.voice.tts import SpeechCache
+
+    engine = _fake_festival(tmp_path, script, monkeypatch)
+    cache = SpeechCache("en", rate=None, folder=tmp_path / "speech", renderer=engine)
+    with caplog.at_level(logging.WARNING):
+        clip = cache.clip("The night falls.")
+    assert clip.samples.size > 0  # said, by another voice
+    assert "that line is said by" in caplog.text
+    assert caplog.text.count("that line is said by") == 1
+    assert "stopped twice while rendering" in caplog.text or "gave no answer" in caplog.text
+    assert not _children(), _children()  # killed with its group and reaped: none defunct
+    left = subprocess.run(["pgrep", "-f", "sleep 987.654"], capture_output=True, check=False)
+    assert not left.stdout, "the hung engine's own child is left running"
+    engine.close()

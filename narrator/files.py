@@ -129,6 +129,12 @@ def load_json(path: Path, kind: Kind) -> Any:
     return parse_json(read_text(path, kind), kind, path)
 
 
+def check_toml_nesting(text: str, kind: Kind, where: Path | str) -> None:
+    """Refuse TOML text nested deeper than ``kind.max_depth`` (for a reader that parses a
+    file line by line, so one bad line costs only that line)."""
+    _check_nesting(text, kind, where, comments=True)
+
+
 def _check_nesting(text: str, kind: Kind, where: Path | str, *, comments: bool) -> None:
     """Refuse brackets nested deeper than MAX_DEPTH before a recursive parser meets them
     (outside quoted strings; a table header's dotted key nests too, but in one line)."""

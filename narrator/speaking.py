@@ -73,7 +73,7 @@ def speech_source(
     from narrator.voice.voices import is_named
 
     voice = None if settings.voice in {None, "auto"} else settings.voice
-    cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate)
+    cache = SpeechCache(settings.lang, voice=voice, rate=settings.rate, at_table=True)
     if voice is not None and not is_named(cache.voice, voice) and fallbacks is not None:
         fallbacks.append("notice.voice_missing")
     pack = _voice_pack(settings, fallbacks)

@@ -43,6 +43,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from narrator import files as reader
 from narrator.rules.errors import ConfigError
 from narrator.voice.number_forms import NumberForm, read_russian_number, russian_number
 
@@ -56,6 +57,12 @@ VOWELS = "аеёиоуыэюяaeiouyАЕЁИОУЫЭЮЯAEIOUY"
 GENERAL = "say"
 NUMBERS = "numbers"
 NUMBER_MARK = "#"
+# A user's own file may hold this many entries, each said in at most this many characters,
+# and may make a line at most GROWTH times as long, or MAX_ADDED characters longer.
+MAX_ENTRIES = 2_000
+MAX_SAY = 80
+GROWTH = 3
+MAX_ADDED = 400
 
 # A word (letters, each optionally stressed, joined by apostrophes), a run of digits,
 # or any other single visible character.
@@ -167,7 +174,10 @@ def _read_line(line: str) -> tuple[str, object]:
     bare = _BARE_KEY.fullmatch(line)
     if bare is not None and not bare.group("key").isascii():
         line = f'"{bare.group("key")}"{bare.group("rest")}'
-    table = tomllib.loads(line)
+    try:
+        table = tomllib.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
     if len(table) != 1:
         raise ValueError('expected one `word = "how to say it"`')
     ((key, value),) = table.items()
@@ -264,12 +274,18 @@ class _Span:
 class Pronunciation:
     """The corrections of one language, ready to write a line for any engine."""
 
-    def __init__(self, lang: str, parsed: _Parsed, version: str) -> None:
+    def __init__(
+        self, lang: str, parsed: _Parsed, version: str, builtin: Pronunciation | None = None
+    ) -> None:
         self.lang = lang
         self.version = version
         self._tables = parsed.tables
         self._numbers = list(parsed.numbers.values())
         self._indexes: dict[str, dict[str, list[Entry]]] = {}
+        # The corrections without the user's own: what a line is said with when they would
+        # make it too long (``apply``).
+        self._builtin = builtin
+        self._warned: set[str] = set()
 
     @staticmethod
     def from_texts(lang: str, texts: Iterable[tuple[str, str]]) -> Pronunciation:
@@ -308,9 +324,26 @@ class Pronunciation:
         return None
 
     def apply(self, text: str, engine: str) -> str:
-        """``text`` (numbers already spelled out) as ``engine`` should be given it."""
+        """``text`` (numbers already spelled out) as ``engine`` should be given it.
+
+        When the corrections would make the line more than ``GROWTH`` times as long and
+        more than ``MAX_ADDED`` characters longer, the user's own are not used for it: the
+        line is said with the built-in ones, and one warning names the entry.
+        """
         said = self._numbers_in_form(text) if self._numbers else text
-        said = self._respelled(said, engine)
+        said, grown = self._respelled(said, engine)
+        if grown is not None and self._builtin is not None:
+            if grown.where not in self._warned:
+                self._warned.add(grown.where)
+                _LOGGER.warning(
+                    "pronunciation %s makes the line %r longer than %d times its length or "
+                    "%d characters more; that line is said without your corrections",
+                    grown.where,
+                    text[:60],
+                    GROWTH,
+                    MAX_ADDED,
+                )
+            return self._builtin.apply(text, engine)
         return _for_engine(said, engine, self.lang)
 
     # -- the steps ------------------------------------------------------------------------
@@ -326,13 +359,16 @@ class Pronunciation:
             self._indexes[engine] = index
         return index
 
-    def _respelled(self, text: str, engine: str) -> str:
+    def _respelled(self, text: str, engine: str) -> tuple[str, Entry | None]:
+        """``text`` respelled, and the entry that made it too long (None: it is not)."""
         index = self._index(engine)
         if not index:
-            return text
+            return text, None
         tokens = _tokens(text)
         keys = [_unmarked(m.group()).lower() for m in tokens]
         spans: list[_Span] = []
+        limit = max(GROWTH * len(text), len(text) + MAX_ADDED)
+        length = len(text)
         at = 0
         while at < len(tokens):
             found = next(
@@ -353,8 +389,11 @@ class Pronunciation:
             else:
                 say = _with_case([m.group() for m in matched], found.say)
             spans.append(_Span(start, end, say))
+            length += len(say) - (end - start)
+            if length > limit:
+                return text, found
             at += len(found.words)
-        return _replaced(text, spans)
+        return _replaced(text, spans), None
 
     def _numbers_in_form(self, text: str) -> str:
         tokens = _tokens(text)
@@ -433,17 +472,38 @@ def _for_engine(text: str, engine: str, lang: str) -> str:
 
 
 def _read_files(files: Iterable[Path]) -> list[tuple[str, str]]:
+    """The texts of the files that exist, each read through ``files.read_text`` (a regular
+    file within the pronunciation cap); one that cannot be read is warned about, skipped."""
     texts = []
     for path in files:
-        if not path.is_file():
+        if not path.exists():
             continue
         try:
-            texts.append((str(path), path.read_text("utf-8")))
-        except (OSError, UnicodeDecodeError) as error:
-            _LOGGER.warning(
-                "pronunciation file %s is unreadable (%s); no corrections from it", path, error
-            )
+            texts.append((str(path), reader.read_text(path, reader.PRONUNCIATION)))
+        except reader.BadFile as error:
+            _LOGGER.warning("%s; no corrections from it", error)
     return texts
+
+
+def check_user(path: Path, rules: Pronunciation) -> None:
+    """Refuse, as a whole, a user's file beyond the caps: nested deeper than files allow,
+    more than ``MAX_ENTRIES`` entries, or an entry said in more than ``MAX_SAY`` characters
+    (``rules``: the corrections read with it)."""
+    own = f"{path}:"
+    entries = [
+        e for table in rules._tables.values() for e in table.values() if e.where.startswith(own)
+    ]
+    if len(entries) > MAX_ENTRIES:
+        raise reader.BadFile(
+            f"{path}: {len(entries)} entries, more than the {MAX_ENTRIES} a pronunciation "
+            "file may hold"
+        )
+    for entry in entries:
+        if len(entry.say) > MAX_SAY:
+            raise reader.BadFile(
+                f"{entry.where}: the entry for {' '.join(entry.words)[:30]!r} says "
+                f"{len(entry.say)} characters, more than the {MAX_SAY} one entry may"
+            )
 
 
 def user_file(lang: str) -> Path:
@@ -464,10 +524,28 @@ def bundled_text(lang: str) -> str:
 
 
 @cache
-def pronunciation(lang: str) -> Pronunciation:
+def pronunciation(lang: str, *, strict: bool = True) -> Pronunciation:
     """The corrections of ``lang``: the bundled file, then the user's own over it.
 
-    A language with no file has no corrections: its lines are said as written.
+    A language with no file has no corrections: its lines are said as written.  A user's
+    file that cannot be read or is beyond the caps (``check_user``) is a BadFile,
+    one line naming it; with ``strict`` False (at the table) a warning, and the bundled
+    corrections only.
     """
-    texts = [(f"{lang}.toml", bundled_text(lang)), *_read_files([user_file(lang)])]
-    return Pronunciation.from_texts(lang, texts)
+    bundled = (f"{lang}.toml", bundled_text(lang))
+    builtin = Pronunciation.from_texts(lang, [bundled])
+    path = user_file(lang)
+    if not path.exists() and not path.is_symlink():
+        return builtin
+    try:
+        text = reader.read_text(path, reader.PRONUNCIATION)
+        reader.check_toml_nesting(text, reader.PRONUNCIATION, path)
+        own = Pronunciation.from_texts(lang, [bundled, (str(path), text)])
+        check_user(path, own)
+    except reader.BadFile as error:
+        if strict:
+            raise
+        _LOGGER.warning("%s; speaking with the built-in pronunciation", error)
+        return builtin
+    own._builtin = builtin
+    return own

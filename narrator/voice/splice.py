@@ -107,7 +107,7 @@ def said_number(n: int, lang: str, form: str | None) -> str:
 
 def _number_form(lang: str) -> Callable[[str, str], str | None]:
     """The form a number takes between two texts, by the pronunciation file (None: as is)."""
-    rules = pronunciation(lang)
+    rules = pronunciation(lang, strict=False)  # at the table too: a bad file is a warning
 
     def form(before: str, after: str) -> str | None:
         found = rules.number_form(before, after)

@@ -33,7 +33,7 @@ from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
 from narrator.voice.audio_file import read_clip, write_clip
-from narrator.voice.engines import RENDER_TIMEOUT_S, Engine, SpanEngine
+from narrator.voice.engines import RENDER_TIMEOUT_S, Engine, LineFailed, SpanEngine
 from narrator.voice.install import require
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
@@ -96,6 +96,7 @@ class SpeechCache:
         *,
         renderer: Engine | None = None,
         memory_bytes: int = MEMORY_BYTES,
+        at_table: bool = False,
     ) -> None:
         spoken("", lang)  # an unknown language fails here, before any engine starts
         rate = DEFAULT_RATE if rate is None else rate
@@ -114,7 +115,10 @@ class SpeechCache:
             self.voice = choose_voice(lang, voice)
             self.renderer = engine_for(self.voice)
         self._failed: set[str] = set()
-        self.pronunciation = pronunciation(lang)
+        self._fallback_engines: dict[str, Engine] = {}  # a line's voice when the engine fails
+        # A bad pronunciation file of the user's: one line at the command line; at the
+        # table, a warning and the built-in pronunciation.
+        self.pronunciation = pronunciation(lang, strict=not at_table)
         self.rendered = 0
         self._in_temp = False
         self.folder = self._usable(folder or default_cache_folder())
@@ -377,10 +381,20 @@ class SpeechCache:
                     self.folder = self._fall_back(self.folder, problem)
                     continue
                 attempts += 1
-                if attempts < 2:  # the folder is fine: give the engine a second chance
+                hung = error.errno == errno.ETIMEDOUT  # a hang is not waited for twice
+                if attempts < 2 and not hung:  # the folder is fine: a second chance
                     _LOGGER.warning("rendering %r failed (%s); trying again", words, error)
                     continue
                 reason = error.strerror or str(error)
+                fallback = None
+                if isinstance(error, LineFailed):
+                    fallback = self._said_by_fallback(words, reason)
+                if fallback is not None:  # that line costs the fallback voice, not the game
+                    write_clip(partial, fallback)
+                    os.replace(partial, path)
+                    self.rendered += 1
+                    self.order.append(words if context is None else "\x00".join(context))
+                    return path
                 if self._hand_over(reason):
                     attempts = 0
                     continue
@@ -394,6 +408,36 @@ class SpeechCache:
             self.rendered += 1
             self.order.append(words if context is None else "\x00".join(context))
             return path
+
+    def _said_by_fallback(self, words: str, reason: str) -> Clip | None:
+        """``words`` said by the next best voice, when the voice's engine crashed or hung
+        on them (None: no other voice can); one warning names the line."""
+        try:
+            after = next_voice(self.lang, self.voice, {*self._failed, self.voice.driver})
+        except ConfigError:
+            return None
+        if after is None:
+            return None
+        engine = self._fallback_engines.get(after.key)
+        try:
+            if engine is None:
+                engine = self._fallback_engines[after.key] = engine_for(after)
+            audio = engine.synthesize(
+                self.pronunciation.apply(words, engine.name), after, self.rate
+            )
+        except (OSError, ConfigError) as error:
+            _LOGGER.warning(
+                "the fallback voice %s cannot say %r either (%s)", after.key, words, error
+            )
+            return None
+        _LOGGER.warning(
+            "the %s engine cannot say %r (%s); that line is said by %s",
+            self.voice.driver,
+            words[:80],
+            reason,
+            after.key,
+        )
+        return audio
 
     def _hand_over(self, reason: str) -> bool:
         """After the voice's engine failed twice: the next best voice speaks from now on."""

@@ -50,6 +50,11 @@ _KNOWN_QUALITY = {
 }
 
 
+class LineFailed(OSError):
+    """The engine runs, but crashed (a signal, an exit) or hung on this one line: the line
+    is said by the fallback voice, and the engine keeps the others."""
+
+
 @dataclass(frozen=True)
 class VoiceInfo:
     """One voice of one engine: ``id`` is normalised, ``native_id`` goes to the engine.

@@ -38,6 +38,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -50,7 +51,7 @@ import numpy as np
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice.audio_file import scratch_folder, taken
-from narrator.voice.engines import FESTIVAL, EngineInfo, VoiceInfo, quality
+from narrator.voice.engines import FESTIVAL, EngineInfo, LineFailed, VoiceInfo, quality
 from narrator.voice.engines.tempo import SPEEDS, at_speed
 from narrator.voice.install import engine_hint
 
@@ -59,7 +60,8 @@ _LOGGER = logging.getLogger(__name__)
 NATURAL_RATE = 170  # words per minute at which Festival's voices keep their own pace
 HEAP_CELLS = 2_000_000
 START_TIMEOUT_S = 30.0
-RENDER_TIMEOUT_S = 30.0
+RENDER_TIMEOUT_S = 10.0  # at least; a long line gets more (``render_timeout``)
+RENDER_S_PER_CHAR = 0.05  # Festival says a line in a twentieth of its length in seconds
 PROBE_TIMEOUT_S = 30.0
 # Bump when the text preparation or the rate mapping changes: cached files are stale.
 VERSION = "1"
@@ -171,6 +173,11 @@ def _rate_factor(rate: int) -> float:
     return rate / NATURAL_RATE
 
 
+def render_timeout(words: str) -> float:
+    """How long Festival may take to say ``words`` before it counts as hung."""
+    return max(RENDER_TIMEOUT_S, RENDER_S_PER_CHAR * len(words))
+
+
 class _Dead(Exception):
     """The festival process ended (or stopped answering) in the middle of a command."""
 
@@ -237,7 +244,7 @@ class _Process:
             try:
                 line = self.lines.get(timeout=timeout)
             except queue.Empty:
-                self.stop()
+                self.stop(hung=True)
                 raise OSError(
                     errno.ETIMEDOUT, f"festival gave no answer in {timeout:.0f} s"
                 ) from None
@@ -253,17 +260,20 @@ class _Process:
                 why = "; ".join(self.errors) or "no reason given"
                 raise OSError(errno.EIO, f"festival could not say it ({why})")
 
-    def stop(self) -> None:
-        """Close stdin (Festival exits at its end), then make sure it has."""
+    def stop(self, *, hung: bool = False) -> None:
+        """Close stdin (Festival exits at its end), then make sure it has: a process that
+        does not end (or ``hung``, one that gave no answer) is killed with its whole
+        process group, and reaped, so no child is left running or defunct."""
         with contextlib.suppress(OSError):
             if self.popen.stdin is not None:
                 self.popen.stdin.close()
-        try:
-            self.popen.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self.popen.kill()
+        if not hung:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout=2)
+        with contextlib.suppress(OSError):  # its own session: the group is Festival's alone
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout=5)
 
 
 class FestivalEngine:
@@ -390,8 +400,8 @@ class FestivalEngine:
                     # (seen once in a test worker: «SIOD ERROR: too few arguments» in
                     # the Russian voice's own code): a fresh process says the line, or
                     # the line itself is at fault.
-                    if attempt:
-                        raise
+                    if attempt or error.errno == errno.ETIMEDOUT:  # a hang is not tried twice
+                        raise LineFailed(error.errno, error.strerror) from None
                     _LOGGER.warning("festival failed (%s); starting it again", error)
                     process.stop()
                     self._process = None
@@ -400,7 +410,7 @@ class FestivalEngine:
                     process.stop()
                     self._process = None
                     if attempt:
-                        raise OSError(
+                        raise LineFailed(
                             errno.EPIPE, f"festival stopped twice while rendering ({why})"
                         ) from None
                     _LOGGER.warning("festival stopped (%s); starting it again", why)
@@ -457,7 +467,7 @@ class FestivalEngine:
             f"{setting} (set! narrator_utt (Utterance Text {scheme_string(words)}))"
             f" (utt.synth narrator_utt) (utt.save.wave narrator_utt {target} 'riff)",
             next(self._jobs),
-            RENDER_TIMEOUT_S,
+            render_timeout(words),
         )
         clip = taken(path, f"festival wrote no audio for {words!r}")
         if process.synth_method == "Cluster" and abs(factor - 1.0) >= 1e-3:

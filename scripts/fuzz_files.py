@@ -538,7 +538,7 @@ def pronunciation_cases() -> Iterator[Case]:
     expanding = "".join(f'"{w}" = "{(w + " ") * 60}"\n' for w in _COMMON) * 1
     filler = "".join(f'"w{i}" = "{"long " * 20}"\n' for i in range(1200))
     contents: dict[str, str | bytes] = dict(text_floods(toml=True))
-    contents["expanding 126 KB"] = expanding + filler
+    contents["expanding 126 KB"] = "[say]\n" + expanding + filler
     contents["bom"] = b'\xef\xbb\xbf"night" = "nite"\n'
 
     def at(data: str | bytes) -> Callable[[Sandbox], list[str]]:

@@ -599,6 +599,7 @@ def partners_met(end_lines: Sequence[str]) -> set[str]:
         for line in end_lines
         if (m := re.fullmatch(pattern, line.strip().removeprefix("» ")))
     ]
+    seats = sorted(set(seats))  # the end screen's log and the terminal after it tell them both
     return {t("shown.wolves", seats=", ".join(map(str, seats)))} if len(seats) > 1 else set()
 
 

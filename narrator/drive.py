@@ -32,16 +32,16 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import NarratorError
-from narrator.rules.prompts import Prompt, phase_kind, phase_number
+from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import Catalog
 
 NIGHT_LIMIT = 30  # SCENARIOS.md: a run stops after night 30 at the latest
 ALREADY_ANSWERED = "already answered"
 
 
-def is_last_night(phase: str) -> bool:
-    number = phase_number(phase)
-    return phase_kind(phase) == "night" and number is not None and number >= NIGHT_LIMIT
+def is_last_night(phase: PhaseId) -> bool:
+    return phase.by_night and phase.number >= NIGHT_LIMIT
 
 
 class Driver(ABC):
@@ -51,13 +51,13 @@ class Driver(ABC):
         self,
         catalog: Catalog,
         record: GameRecord,
-        stop_before: str | None = None,
+        stop_before: PhaseId | None = None,
         drawn: Mapping[str, str] | None = None,
     ):
         self.catalog = catalog
         self.record = record
         self.stop_before = stop_before
-        self.phase = "setup"
+        self.phase: PhaseId = SETUP
         # The outcomes of chance a record holds (narrator.resume.drawn): read back, not drawn.
         self.drawn: Mapping[str, str] = dict(drawn or {})
         self._chance: random.Random | None = None
@@ -197,7 +197,7 @@ class Driver(ABC):
 
     # --- what a driver does at the table ---------------------------------------------
 
-    def enter_phase(self, phase: str) -> None:  # noqa: B027 - optional hook
+    def enter_phase(self, phase: PhaseId) -> None:  # noqa: B027 - optional hook
         """A new phase begins."""
 
     def dawn(self) -> None:  # noqa: B027 - optional hook

@@ -49,7 +49,8 @@ from narrator.drive import Headless, Unrecorded
 from narrator.rules.answers import Answer
 from narrator.rules.core import DealCard, Game, Say, Switches, Timer, Wake, shuffled_deal
 from narrator.rules.errors import ConfigError
-from narrator.rules.prompts import Prompt, phase_kind, phase_number
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt
 from narrator.rules.registry import Variant, get_variant, make_switches
 from narrator.voice.catalog import Catalog, load_catalog
 from narrator.voice.engines import FESTIVAL, HIBARI
@@ -232,10 +233,9 @@ class Stopwatch(Headless):
     def line_seconds(self, text: str) -> float:
         return _line_seconds(text, self.catalog.lang, self.engine)
 
-    def enter_phase(self, phase: str) -> None:
-        number = phase_number(phase)
-        if number is not None and phase_kind(phase) == "night":
-            self.nights = max(self.nights, number)
+    def enter_phase(self, phase: PhaseId) -> None:
+        if phase.by_night:
+            self.nights = max(self.nights, phase.number)
 
     def say(self, key: str, text: str) -> None:
         if self._running:

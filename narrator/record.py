@@ -11,14 +11,17 @@ record says so once, stops writing and keeps every event in memory.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 from narrator.rules.core import Outcome, Param, RoleName
+from narrator.rules.phases import PhaseId
 
 _LOGGER = logging.getLogger(__name__)
 
 Event = dict[str, Any]
+# What an event's field may hold: JSON as it is written (a phase goes as its text).
+Field: TypeAlias = str | int | float | bool | Sequence[Any] | Mapping[str, Any] | None
 
 
 def _json_param(value: Param) -> Any:
@@ -45,7 +48,7 @@ class GameRecord:
         self._on_lost = on_lost
         self.lost: OSError | None = None  # why the sink stopped taking events, if it did
 
-    def add(self, event: str, **fields: Any) -> None:
+    def add(self, event: str, **fields: Field) -> None:
         entry: Event = {"event": event, **fields}
         if self._clock is not None:  # seconds since the start, at a real or virtual table
             entry["t"] = round(self._clock() - self._zero, 4)
@@ -70,8 +73,8 @@ class GameRecord:
     def start(self, **fields: Any) -> None:
         self.add("start", **fields)
 
-    def phase(self, phase: str) -> None:
-        self.add("phase", id=phase)
+    def phase(self, phase: PhaseId) -> None:
+        self.add("phase", id=str(phase))
 
     def say(self, key: str, params: Mapping[str, Param], text: str) -> None:
         self.add("say", key=key, params={k: _json_param(v) for k, v in params.items()}, text=text)
@@ -92,19 +95,19 @@ class GameRecord:
     def secret(self, prompt: str, to: tuple[int, ...], shown: str) -> None:
         self.add("secret", prompt=prompt, to=list(to), shown=shown)
 
-    def eliminated(self, seat: int, phase: str, cause: str) -> None:
-        self.add("eliminated", seat=seat, phase=phase, cause=cause)
+    def eliminated(self, seat: int, phase: PhaseId, cause: str) -> None:
+        self.add("eliminated", seat=seat, phase=str(phase), cause=cause)
 
-    def end(self, outcome: Outcome | None, last_phase: str, sheriff: int | None = None) -> None:
+    def end(self, outcome: Outcome | None, last_phase: PhaseId, sheriff: int | None = None) -> None:
         """The end of the game, or of a run stopped before it (``sheriff``: the badge now)."""
         if outcome is None:
-            self.add("stopped", ended_at=last_phase, sheriff=sheriff)
+            self.add("stopped", ended_at=str(last_phase), sheriff=sheriff)
         else:
             reveal = {str(seat): role for seat, role in outcome.reveal.items()}
             self.add(
                 "end",
                 winner=outcome.winner,
-                ended_at=outcome.ended_at,
+                ended_at=str(outcome.ended_at),
                 sheriff=outcome.sheriff,
                 reveal=reveal,
             )

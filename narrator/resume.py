@@ -31,7 +31,7 @@ from typing import Any, Literal
 from narrator.limits import MAX_ANSWER_S
 from narrator.rules.answers import Answer, answer_from_json, answer_to_json
 from narrator.rules.errors import ConfigError, NarratorError
-from narrator.rules.prompts import phase_kind
+from narrator.rules.phases import SETUP, PhaseId
 
 DoneKind = Literal["reply", "window", "dealt"]
 
@@ -43,13 +43,13 @@ class Done:
     kind: DoneKind
     id: str
     answer: Answer | None = None
-    phase: str = ""
+    phase: PhaseId = SETUP
 
     def to_event(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "answer": answer_to_json(self.answer)}
 
     @staticmethod
-    def from_event(event: Mapping[str, Any], phase: str) -> Done:
+    def from_event(event: Mapping[str, Any], phase: PhaseId) -> Done:
         kind = event.get("kind")
         if kind not in ("reply", "window", "dealt"):
             raise ConfigError(f"the record has an unknown step {kind!r}")
@@ -62,7 +62,15 @@ class Done:
     @property
     def public(self) -> bool:
         """A day answer the table may take back (a vote, a count, a nomination…)."""
-        return self.kind == "reply" and phase_kind(self.phase) != "night" and self.id != ""
+        return self.kind == "reply" and not self.phase.by_night and self.id != ""
+
+
+def phase_of(event: Mapping[str, Any]) -> PhaseId:
+    """The phase a record's ``phase`` event begins."""
+    try:
+        return PhaseId.parse(str(event.get("id", "")))
+    except ValueError as error:
+        raise ConfigError(f"the record has a broken phase: {error}") from None
 
 
 class Mismatch(ConfigError):
@@ -84,12 +92,12 @@ def _answers(steps: Iterable[Done]) -> list[Done]:
 def _split(events: Iterable[Mapping[str, Any]]) -> tuple[list[Done], list[Done]]:
     """The steps to replay, and those done inside a window that never closed."""
     done: list[Done] = []
-    phase = ""
+    phase = SETUP
     open_at: int | None = None  # the steps before the window that never closed
     for event in events:
         kind = event.get("event")
         if kind == "phase":
-            phase = str(event.get("id", ""))
+            phase = phase_of(event)
         elif kind == "window":
             open_at = len(done)
         elif kind == "done":
@@ -132,7 +140,7 @@ class Unfinished:
     game: str
     players: int
     lang: str
-    phase: str
+    phase: PhaseId
     started: str  # as the record names it: YYYYMMDD-HHMMSS
     start: Mapping[str, Any]  # the record's start event: seed, options, deal
     steps: Sequence[Done]
@@ -149,7 +157,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
     if any(e.get("event") == "end" for e in events):
         return None
     start = events[0]
-    phases = [str(e["id"]) for e in events if e.get("event") == "phase" and "id" in e]
+    phases = [phase_of(e) for e in events if e.get("event") == "phase"]
     deal = start.get("deal")
     if not isinstance(deal, Mapping) or not isinstance(deal.get("seats"), list):
         raise ConfigError(f"{path.name}: the record has no deal")
@@ -159,7 +167,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         game=str(start.get("game", "")),
         players=int(start.get("players") or len(deal["seats"])),
         lang=str(start.get("lang", "ru")),
-        phase=phases[-1] if phases else "setup",
+        phase=phases[-1] if phases else SETUP,
         started=path.name[:15],
         start=start,
         steps=steps,

@@ -35,6 +35,7 @@ from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
 from narrator.rules.core import Deal, DealCard, Show, Switches, Timer, Wake
 from narrator.rules.errors import ConfigError, NarratorError, NotNow
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
 from narrator.rules.registry import (
     Variant,
@@ -166,7 +167,8 @@ class ScenarioDriver(Headless):
     the file's ``[answers]`` give (``d2.order_drawn = "3 +"``) has that outcome."""
 
     def __init__(self, scenario: ScenarioFile, catalog: Catalog, record: GameRecord):
-        super().__init__(catalog, record, scenario.stop_before)
+        stop = None if scenario.stop_before is None else PhaseId.parse(scenario.stop_before)
+        super().__init__(catalog, record, stop)
         self.scenario = scenario
         self.transcript: list[str] = []
         self._used: dict[str, int] = {}  # prompt id -> attempts already played
@@ -183,7 +185,7 @@ class ScenarioDriver(Headless):
     def _line(self, text: str) -> None:
         self.transcript.append(f"[{self.phase}] {text}")
 
-    def enter_phase(self, phase: str) -> None:
+    def enter_phase(self, phase: PhaseId) -> None:
         self._line(f"=== {phase} ===")
 
     def say(self, key: str, text: str) -> None:

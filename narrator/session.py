@@ -121,11 +121,11 @@ def recorded_game(
         table.play()
     except (GameStopped, KeyboardInterrupt, Terminated) as stop:
         code = 128 + stop.signum if isinstance(stop, Terminated) else 130
-        record.add("aborted", phase=table.driver.phase)
+        record.add("aborted", phase=str(table.driver.phase))
         terminal.clear()  # stopped inside a window: its secret leaves the screen first
         terminal.line(prepared.catalog.text("screen.quit"))
     except Exception as error:
-        record.add("crashed", phase=table.driver.phase, error=repr(error))
+        record.add("crashed", phase=str(table.driver.phase), error=repr(error))
         close_journal(sink, record, folder, variant.name)
         _retire_continued(prepared, record, sink)
         raise
@@ -201,7 +201,9 @@ class RewindingTable:
                 self.driver.run(game)
                 return
             except Rewind as back:
-                self.record.add("undo", keep=back.keep, id=back.taken.id, phase=back.taken.phase)
+                self.record.add(
+                    "undo", keep=back.keep, id=back.taken.id, phase=str(back.taken.phase)
+                )
                 self.driver.carry_out(Say("undo.taken_back"))  # short, rendered ahead
                 self.driver = self._driver(self.driver.done[: back.keep], record_replay=False)
                 # On the page once the question is open again: which answer went.

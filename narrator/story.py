@@ -43,6 +43,7 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import SETUP, PhaseId
 from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
@@ -83,7 +84,7 @@ Moment = Act | Seen | Eliminate | Badge
 class Chapter:
     """One night or day and what happened in it, in order."""
 
-    phase: str
+    phase: PhaseId
     moments: list[Moment] = field(default_factory=list)
 
 
@@ -121,7 +122,7 @@ class Chronicle:
     """Writes the story of a game from each step carried out and the answer it got."""
 
     def __init__(self) -> None:
-        self.chapters: list[Chapter] = [Chapter("setup")]
+        self.chapters: list[Chapter] = [Chapter(SETUP)]
         self._counted: Tag | None = None  # the last hand count asked
 
     def note(self, step: Step, answer: Answer | None) -> None:
@@ -153,7 +154,7 @@ class Chronicle:
         self, game: str, lang: str, deal: Deal, outcome: Outcome, started: str | None = None
     ) -> Story:
         """The story so far, of a game that ended with ``outcome``."""
-        chapters = [c for c in self.chapters if c.moments or c.phase != "setup"]
+        chapters = [c for c in self.chapters if c.moments or c.phase.of_the_rules]
         return Story(game, lang, deal, outcome, chapters, started)
 
 

@@ -76,7 +76,7 @@ def test_the_winner_and_the_explosions_follow_the_rules(table: FakeTable) -> Non
     if outcome is None:
         return
     assert outcome.winner in {GOOD, WEREWOLVES, LOVERS}
-    assert outcome.ended_at.startswith("d")
+    assert outcome.ended_at.kind == "day"
     living = [s for s in range(1, deal.players + 1) if s not in table.gone]
     assert winner_of(deal.seats, living, lovers_of(table)) == outcome.winner
     assert outcome.sheriff is None or outcome.sheriff in living
@@ -105,8 +105,10 @@ def expected_night(night: int, deal: Deal, sw: AllianceSwitches) -> list[tuple[s
 def test_night_windows_depend_only_on_the_composition(table: FakeTable) -> None:
     sw = switches_of(table, AllianceSwitches)
     windows = [(w["prompt"], w["seconds"]) for w in table.result()["windows"]]
-    nights = [step.id for step in table.steps if isinstance(step, Phase) and step.id[0] == "n"]
-    assert windows == [w for n in nights for w in expected_night(int(n[1:]), table.deal, sw)]
+    nights = [
+        step.id for step in table.steps if isinstance(step, Phase) and step.id.kind == "night"
+    ]
+    assert windows == [w for n in nights for w in expected_night(n.number, table.deal, sw)]
     # The spoken night is the same too: the witch's words never change.
     assert len({line.text for line in table.spoken if line.say.key == "alliance.witch_wake"}) <= 1
 

@@ -70,6 +70,7 @@ from narrator.rules.answers import (
 from narrator.rules.chance import Chance
 from narrator.rules.core import Ask, Deal, Eliminate, Phase, Say, Step, Timer
 from narrator.rules.errors import BadAnswerText, ConfigError, NotNow
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import check_players, get_variant, make_switches
 from narrator.scenario import ScenarioFile, load_scenario, run_scenario
@@ -332,7 +333,7 @@ def test_cupid_names_two_different_players() -> None:
 
 
 def test_an_explosion_by_a_non_werewolf_is_rejected() -> None:
-    prompt = explode_prompt(Tag("d1", "election.explode"), 2, (1, 5, 8, 11), 12)
+    prompt = explode_prompt(Tag(day(1), "election.explode"), 2, (1, 5, 8, 11), 12)
     error = rejected(prompt, "7 2")
     assert error.key == "reason.not_werewolf" and not isinstance(error, NotNow)
     assert prompt.accept("8 2") == ExplodeAnswer(8, 2)
@@ -340,7 +341,7 @@ def test_an_explosion_by_a_non_werewolf_is_rejected() -> None:
 
 
 def test_an_explosion_for_another_speech_is_not_now() -> None:
-    prompt = explode_prompt(Tag("d1", "speeches.explode"), 2, (1, 5, 8, 11), 12)
+    prompt = explode_prompt(Tag(day(1), "speeches.explode"), 2, (1, 5, 8, 11), 12)
     with pytest.raises(NotNow):
         prompt.accept("8 9")
     with pytest.raises(NotNow):
@@ -350,13 +351,13 @@ def test_an_explosion_for_another_speech_is_not_now() -> None:
 def test_a_sheriff_candidate_does_not_vote() -> None:
     voters = (1, 3, 4, 6, 7, 8, 10, 11, 12)
     prompt = choice_vote_prompt(
-        Tag("d1", "sheriff_vote", 5), 5, voters, (2, 9), 12, outside="candidate"
+        Tag(day(1), "sheriff_vote", 5), 5, voters, (2, 9), 12, outside="candidate"
     )
     error = rejected(prompt, "2")
     assert error.key == "reason.no_vote" and error.params == {"seat": 5}
     assert prompt.options == ("abstain",)
     voter = choice_vote_prompt(
-        Tag("d1", "sheriff_vote", 1), 1, voters, (2, 9), 12, outside="candidate"
+        Tag(day(1), "sheriff_vote", 1), 1, voters, (2, 9), 12, outside="candidate"
     )
     assert rejected(voter, "5").key == "reason.not_candidate"
     assert voter.accept("abstain") == Abstain()
@@ -366,9 +367,9 @@ def test_a_sheriff_candidate_does_not_vote() -> None:
 def test_a_pk_voter_on_the_stand_is_rejected() -> None:
     stand = (5, 8)
     voters = without(5, 8)
-    prompt = choice_vote_prompt(Tag("d1", "pk_vote", 5), 5, voters, stand, 12, outside="revote")
+    prompt = choice_vote_prompt(Tag(day(1), "pk_vote", 5), 5, voters, stand, 12, outside="revote")
     assert rejected(prompt, "8").key == "reason.no_vote"
-    voter = choice_vote_prompt(Tag("d1", "pk_vote", 9), 9, voters, stand, 12, outside="revote")
+    voter = choice_vote_prompt(Tag(day(1), "pk_vote", 9), 9, voters, stand, 12, outside="revote")
     error = rejected(voter, "10")
     assert error.key == "reason.not_in_revote" and error.params == {"seat": 10, "seats": "5, 8"}
     assert voter.accept("5") == SeatAnswer(5)
@@ -377,11 +378,11 @@ def test_a_pk_voter_on_the_stand_is_rejected() -> None:
 def test_the_exile_vote_forbids_oneself_and_the_dead() -> None:
     living = without(7)
     prompt = choice_vote_prompt(
-        Tag("d2", "vote", 6), 6, living, living, 12, outside="living", allow_self=False
+        Tag(day(2), "vote", 6), 6, living, living, 12, outside="living", allow_self=False
     )
     assert rejected(prompt, "6").key == "reason.self_vote"
     assert rejected(prompt, "7").key == "reason.dead"
-    free = choice_vote_prompt(Tag("d2", "vote", 6), 6, living, living, 12, outside="living")
+    free = choice_vote_prompt(Tag(day(2), "vote", 6), 6, living, living, 12, outside="living")
     assert free.accept("6") == SeatAnswer(6)
 
 
@@ -445,9 +446,9 @@ def test_the_speech_order_starts_next_to_the_sheriff_or_a_dead_player() -> None:
         candidates_prompt(1, ALL, 12),
         withdraw_prompt(1, (2, 5, 9), 12),
         choice_vote_prompt(
-            Tag("d1", "vote", 1), 1, ALL, ALL, 12, outside="living", allow_self=False
+            Tag(day(1), "vote", 1), 1, ALL, ALL, 12, outside="living", allow_self=False
         ),
-        explode_prompt(Tag("d1", "speeches.explode"), 3, (1, 5), 12),
+        explode_prompt(Tag(day(1), "speeches.explode"), 3, (1, 5), 12),
         badge_prompt(1, 12, without(12), 12),
         hunter_prompt(1, 4, without(4), 12),
         no_shot_prompt(1, 12),
@@ -731,7 +732,7 @@ def test_an_explosion_in_the_second_election_speeches_postpones_the_election() -
     game = VARIANT.new_game(Deal(BASE), switches(), random.Random(1))
     steps: list[Step] = []
     reply: Any = None
-    while not any(isinstance(s, Phase) and s.id == "n3" for s in steps):
+    while not any(isinstance(s, Phase) and s.id == night(3) for s in steps):
         step = game.script.send(reply)
         steps.append(step)
         reply = None
@@ -806,11 +807,11 @@ def test_the_lovers_win_when_only_they_are_left() -> None:
     answers: dict[str, Any] = {"n1.cupid": "4 8", "n1.witch_poison": "1"}
     kills = {2: 5, 3: 7, 4: 9, 5: 10, 6: 11}
     exiles = {1: 2, 2: 3, 3: 6, 4: 5, 5: 12}
-    for night, seat in kills.items():
-        answers[f"n{night}.wolves"] = str(seat)
-    for day, seat in exiles.items():
+    for n, seat in kills.items():
+        answers[f"n{n}.wolves"] = str(seat)
+    for d, seat in exiles.items():
         for voter in ALL:
-            answers[f"d{day}.vote.{voter}"] = str(seat) if voter != seat else "abstain"
+            answers[f"d{d}.vote.{voter}"] = str(seat) if voter != seat else "abstain"
     result, _ = run(answers, WITH_CUPID, options={"cupid_enabled": True})
     alive = set(ALL) - {e["seat"] for e in result["eliminated"]}
     assert alive == {4, 8}

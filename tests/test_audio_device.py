@@ -23,6 +23,7 @@ from narrator.host.table import TableDriver
 from narrator.host.terminal import RealClock
 from narrator.record import GameRecord
 from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Wake
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Tag
 from narrator.sound.clip import MIX_RATE, Clip
 from narrator.sound.mixer import Mixer, MixSettings
@@ -34,15 +35,15 @@ WINDOW_S = 1.5
 
 
 def short_night() -> Script:
-    yield Phase("n1")
+    yield Phase(night(1))
     yield Say("onenight.night")
     yield Say("onenight.hi_wake")
-    yield Wake(Tag("n1", "high_inquisitor"), WINDOW_S, ())
+    yield Wake(Tag(night(1), "high_inquisitor"), WINDOW_S, ())
     yield Sleep()
     yield Say("onenight.hi_sleep")
-    yield Phase("d1")
+    yield Phase(day(1))
     yield Say("onenight.morning", dawn=True)
-    return Outcome(None, "d1")
+    return Outcome(None, day(1))
 
 
 class Recorder:

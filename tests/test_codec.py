@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.rules import codec
+from narrator.rules import codec, phases
 from narrator.rules.alliance import badge_prompt, candidates_prompt, explode_prompt, order_prompt
 from narrator.rules.answers import (
     Abstain,
@@ -54,8 +54,11 @@ def test_the_sheriffs_order_is_typed_with_its_direction() -> None:
 
 
 def test_zero_means_what_nothing_means_at_each_prompt() -> None:
-    assert keyed(count_prompt(Tag("d1", "vote", 4), 9), "0") == CountAnswer(0)
-    assert keyed(halloween_vote(Tag("d1", "vote", 3), 3, (1, 2, 3), (1, 2), 7), "0") == Abstain()
+    assert keyed(count_prompt(Tag(phases.day(1), "vote", 4), 9), "0") == CountAnswer(0)
+    assert (
+        keyed(halloween_vote(Tag(phases.day(1), "vote", 3), 3, (1, 2, 3), (1, 2), 7), "0")
+        == Abstain()
+    )
     assert keyed(badge_prompt(1, 5, LIVING, 12), "0") == Nobody()
     with pytest.raises(NarratorError) as refused:  # the onenight vote has no "nobody"
         keyed(onenight_vote(1, 5, OneNightSwitches()), "0")
@@ -66,7 +69,7 @@ def test_centre_cards_and_explosions_start_with_a_star() -> None:
     seer = high_inquisitor_prompt(1, 5, OneNightSwitches())
     assert keyed(seer, "*13") == CenterAnswer((1, 3))
     assert keyed(seer, "*1.3") == CenterAnswer((1, 3))
-    explode = explode_prompt(Tag("d1", "speeches.explode"), 3, (1, 5), 12)
+    explode = explode_prompt(Tag(phases.day(1), "speeches.explode"), 3, (1, 5), 12)
     assert codec.interrupt_from_keys("*5", explode) == "5 3"
     assert explode.accept("5 3") == ExplodeAnswer(5, 3)
     assert codec.interrupt_from_keys("5", explode) is None
@@ -78,8 +81,8 @@ def test_centre_cards_and_explosions_start_with_a_star() -> None:
         candidates_prompt(1, LIVING, 12),
         order_prompt(1, 5, (4, 6), 12),
         badge_prompt(1, 5, LIVING, 12),
-        count_prompt(Tag("d1", "vote", 4), 9),
-        halloween_vote(Tag("d1", "vote", 3), 3, (1, 2, 3), (1, 2), 7),
+        count_prompt(Tag(phases.day(1), "vote", 4), 9),
+        halloween_vote(Tag(phases.day(1), "vote", 3), 3, (1, 2, 3), (1, 2), 7),
         high_inquisitor_prompt(1, 5, OneNightSwitches()),
         shoot_prompt(1, (3, 6, 9), LIVING[:10]),
     ],
@@ -125,4 +128,4 @@ def test_a_prompt_says_through_which_channels_it_is_answered() -> None:
     day = onenight_vote(1, 5, OneNightSwitches())
     assert night.tag.by_night and not night.spoken
     assert day.spoken and not day.calls
-    assert day.id == "d1.vote.1" and day.tag == Tag("d1", "vote", 1)
+    assert day.id == "d1.vote.1" and day.tag == Tag(phases.day(1), "vote", 1)

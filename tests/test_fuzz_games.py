@@ -16,6 +16,7 @@ import pytest
 from narrator import drive
 from narrator.rules import codec, sport_mafia
 from narrator.rules.answers import Answer, AnswerKind, CountAnswer, SeatsAnswer
+from narrator.rules.phases import day
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import get_variant, known_names
 from tests.support import load_script
@@ -111,5 +112,5 @@ def test_an_accepted_answer_must_be_made_of_the_options() -> None:
         assert not outside(shoot.accept(text), shoot, legal), text
     for seats in ((5, 5, 5), (7, 7), (7, 7, 7, 7)):  # a dead seat, too few or too many entries
         assert outside(SeatsAnswer(seats), shoot, legal), seats
-    vote = sport_mafia.count_prompt(Tag("d1", "vote", 4), 3)
+    vote = sport_mafia.count_prompt(Tag(day(1), "vote", 4), 3)
     assert outside(CountAnswer(4), vote, [vote.accept(option) for option in vote.options])

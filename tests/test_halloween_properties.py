@@ -103,7 +103,7 @@ def test_random_games_follow_an_independent_model(table: FakeTable) -> None:
             assert not [p for p in accepted if p.startswith(f"d{k}.revote.")]
         if end := leaves(out, f"d{k}", "voted"):
             break
-    assert (outcome.winner, outcome.ended_at) == (end or (DRAW, f"d{sw.cycle_limit}"))
+    assert (outcome.winner, str(outcome.ended_at)) == (end or (DRAW, f"d{sw.cycle_limit}"))
     assert result["eliminated"] == expected
 
     # The hunter's answers are the truth; the vampires see their partners on night 1.
@@ -147,8 +147,8 @@ def test_night_windows_follow_the_composition_and_the_cards_turned_up(table: Fak
     nights: list[list[tuple[str, float]]] = []
     predicted: list[list[tuple[str, float]]] = []
     for step in table.steps:
-        if isinstance(step, Phase) and step.id.startswith("n"):
-            k = step.id[1:]
+        if isinstance(step, Phase) and step.id.kind == "night":
+            k = step.id.number
             windows = [(f"n{k}.vampires", sw.window(VAMPIRE))]
             for role in (WITCH, HUNTER):
                 if composition.get(role, 0) and (sw.call_dead_roles or role not in revealed):

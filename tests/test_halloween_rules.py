@@ -44,6 +44,7 @@ from narrator.rules.halloween import (
     winner_of,
     witch_prompt,
 )
+from narrator.rules.phases import PhaseId, day, night
 from narrator.rules.prompts import Tag
 from narrator.rules.registry import check_players, get_variant
 from tests.harness import rejected, step_through
@@ -256,9 +257,9 @@ def test_every_option_of_every_prompt_is_accepted() -> None:
         witch_prompt(2, 3, LIVING, 6, 7),
         witch_prompt(2, 3, LIVING, None, 7, may_skip=True),
         hunter_prompt(2, 4, LIVING, 7),
-        vote_prompt(Tag("d2", "vote", 3), 3, LIVING, LIVING, 7),
-        vote_prompt(Tag("d2", "vote", 3), 3, LIVING, LIVING, 7, allow_self=True),
-        vote_prompt(Tag("d2", "revote", 1), 1, LIVING, (1, 6), 7),
+        vote_prompt(Tag(day(2), "vote", 3), 3, LIVING, LIVING, 7),
+        vote_prompt(Tag(day(2), "vote", 3), 3, LIVING, LIVING, 7, allow_self=True),
+        vote_prompt(Tag(day(2), "revote", 1), 1, LIVING, (1, 6), 7),
     ]
     for prompt in prompts:
         assert prompt.options
@@ -320,7 +321,7 @@ def test_hunter_checks_another_living_player() -> None:
 
 
 def test_vote_names_another_living_player_or_abstains() -> None:
-    prompt = vote_prompt(Tag("d1", "vote", 3), 3, LIVING, LIVING, 7)
+    prompt = vote_prompt(Tag(day(1), "vote", 3), 3, LIVING, LIVING, 7)
     assert prompt.seats == (3,)
     assert prompt.default == Abstain()
     assert prompt.accept("7") == SeatAnswer(7)
@@ -334,13 +335,13 @@ def test_vote_names_another_living_player_or_abstains() -> None:
 
 
 def test_self_vote_with_the_switch() -> None:
-    prompt = vote_prompt(Tag("d1", "vote", 3), 3, LIVING, LIVING, 7, allow_self=True)
+    prompt = vote_prompt(Tag(day(1), "vote", 3), 3, LIVING, LIVING, 7, allow_self=True)
     assert prompt.accept("3") == SeatAnswer(3)
     assert "3" in prompt.options
 
 
 def test_revote_only_between_the_leaders_and_not_for_oneself() -> None:
-    prompt = vote_prompt(Tag("d1", "revote", 1), 1, LIVING, (1, 6), 7)
+    prompt = vote_prompt(Tag(day(1), "revote", 1), 1, LIVING, (1, 6), 7)
     assert prompt.accept("6") == SeatAnswer(6)
     assert prompt.accept("abstain") == Abstain()
     assert rejected(prompt, "1").key == "reason.self_vote"
@@ -358,7 +359,8 @@ def play(
     deal: Deal, answers: Mapping[str, str], stop_before: str | None = None, **options: Any
 ) -> tuple[list[Step], Outcome | None]:
     """All steps of one game; each prompt gets its answer from ``answers`` or its default."""
-    return step_through(VARIANT, deal, switches(**options), answers, stop_before=stop_before)
+    stop = None if stop_before is None else PhaseId.parse(stop_before)
+    return step_through(VARIANT, deal, switches(**options), answers, stop_before=stop)
 
 
 def windows(steps: Sequence[Step]) -> list[tuple[str, float, tuple[int, ...]]]:
@@ -416,9 +418,9 @@ def test_night_1_order_and_windows() -> None:
         "halloween.all_survived",
     ]
     silence = [s for s in steps if isinstance(s, Timer)]
-    assert silence == [Timer(Tag("n1", "silence"), 5, warnings=())]
+    assert silence == [Timer(Tag(night(1), "silence"), 5, warnings=())]
     shows = [s for s in steps if isinstance(s, Show)]
-    assert shows == [Show(Tag("n1", "vampires"), (1, 2), Secret.seats((1, 2)))]
+    assert shows == [Show(Tag(night(1), "vampires"), (1, 2), Secret.seats((1, 2)))]
 
 
 def test_no_silence_timer_with_silence_s_0() -> None:
@@ -430,7 +432,7 @@ def test_a_lone_vampire_learns_that_he_is_alone() -> None:
     deal = Deal((C, V, W, H, C, C, C))
     steps, _ = play(deal, {}, stop_before="d1", roles="vampire=1")
     assert [s for s in steps if isinstance(s, Show)] == [
-        Show(Tag("n1", "vampires"), (2,), Secret.seats(()))
+        Show(Tag(night(1), "vampires"), (2,), Secret.seats(()))
     ]
 
 
@@ -444,7 +446,7 @@ def test_the_hunter_sees_yes_for_a_vampire_and_no_otherwise() -> None:
     for target, token in (("2", "yes"), ("3", "no"), ("7", "no")):
         steps, _ = play(BASE, {"n1.hunter": target}, stop_before="d1")
         hunter = [s for s in steps if isinstance(s, Show) and s.prompt == "n1.hunter"]
-        assert hunter == [Show(Tag("n1", "hunter"), (4,), Secret.token(token))]
+        assert hunter == [Show(Tag(night(1), "hunter"), (4,), Secret.token(token))]
 
 
 def test_the_morning_line_is_the_same_for_a_block_and_no_attack() -> None:
@@ -459,7 +461,7 @@ def test_a_victim_is_named_and_the_card_turned_up() -> None:
     steps, _ = play(BASE, {"n1.vampires": "5"}, stop_before="d1")
     assert steps[-3:] == [
         Say("halloween.night_victim", {"seat": 5}),
-        Eliminate(5, "n1", "attacked", shown_role=C),
+        Eliminate(5, night(1), "attacked", shown_role=C),
         Say("halloween.card", {"seat": 5, "role": RoleName(C)}),
     ]
 
@@ -504,8 +506,8 @@ def test_call_dead_roles_keeps_the_words_and_a_silent_window() -> None:
 
 def test_an_attacked_hunter_still_checks() -> None:
     steps, _ = play(BASE, {"n1.vampires": "4", "n1.hunter": "1"}, stop_before="d1")
-    assert Show(Tag("n1", "hunter"), (4,), Secret.token("yes")) in steps
-    assert Eliminate(4, "n1", "attacked", shown_role=H) in steps
+    assert Show(Tag(night(1), "hunter"), (4,), Secret.token("yes")) in steps
+    assert Eliminate(4, night(1), "attacked", shown_role=H) in steps
 
 
 def test_the_dead_do_not_vote() -> None:
@@ -540,7 +542,7 @@ def test_the_day_ends_without_elimination_after_a_second_tie() -> None:
 def test_the_vote_ends_the_game_with_a_villager_win() -> None:
     deal = Deal((C, V, W, H, C, C, C))
     steps, outcome = play(deal, {"d1.vote.1": "2"}, roles="vampire=1")
-    assert outcome == Outcome(VILLAGERS, "d1", reveal=dict(enumerate(deal.seats, start=1)))
+    assert outcome == Outcome(VILLAGERS, day(1), reveal=dict(enumerate(deal.seats, start=1)))
     assert "halloween.win_villagers" in said(steps)
     assert said(steps)[-7:] == ["reveal.seat"] * 7
 
@@ -548,23 +550,23 @@ def test_the_vote_ends_the_game_with_a_villager_win() -> None:
 def test_a_draw_after_the_vote_of_the_last_cycle() -> None:
     steps, outcome = play(BASE, {}, cycle_limit=2)
     assert outcome is not None
-    assert (outcome.winner, outcome.ended_at) == (DRAW, "d2")
+    assert (outcome.winner, outcome.ended_at) == (DRAW, day(2))
     assert "halloween.draw" in said(steps)
-    assert [s.id for s in steps if isinstance(s, Phase)] == ["n1", "d1", "n2", "d2"]
+    assert [s.id for s in steps if isinstance(s, Phase)] == [night(1), day(1), night(2), day(2)]
 
 
 def test_a_vampire_win_at_dawn_ends_before_the_day() -> None:
     answers = {"n1.vampires": "5", "d1.vote.1": "4", "d1.vote.2": "4", "n2.vampires": "6"}
     steps, outcome = play(BASE, answers)
     assert outcome is not None
-    assert (outcome.winner, outcome.ended_at) == (VAMPIRES, "n2")
-    assert [s.id for s in steps if isinstance(s, Phase)] == ["n1", "d1", "n2"]
+    assert (outcome.winner, outcome.ended_at) == (VAMPIRES, night(2))
+    assert [s.id for s in steps if isinstance(s, Phase)] == [night(1), day(1), night(2)]
 
 
 def test_discussion_lines_and_timer() -> None:
     steps, _ = play(BASE, {}, stop_before="n2")
     assert "halloween.discussion_3min" in said(steps)
-    assert Timer(Tag("d1", "discussion"), 180, expired="timer.time_up") in steps
+    assert Timer(Tag(day(1), "discussion"), 180, expired="timer.time_up") in steps
     steps, _ = play(BASE, {}, stop_before="n2", discussion_s=60, allow_self_vote=True)
     assert "halloween.discussion" in said(steps)
     assert "halloween.vote_self_allowed" in said(steps)

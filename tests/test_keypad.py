@@ -32,11 +32,12 @@ from narrator.rules.alliance.prompts import (
 )
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.phases import day
 from narrator.rules.prompts import Prompt, Seat, Tag, seat_prompt
 from narrator.rules.sport_mafia import shoot_prompt
 
 LIVING = tuple(range(1, 11))
-VOTE = seat_prompt(Tag("d1", "vote", 3), (3,), 10, LIVING)
+VOTE = seat_prompt(Tag(day(1), "vote", 3), (3,), 10, LIVING)
 
 
 def keyed(
@@ -132,7 +133,7 @@ def test_each_shooter_enters_his_shot_and_the_last_one_hands_over_all() -> None:
 
 
 def test_an_interrupt_is_claimed_aloud_then_confirmed_by_an_empty_enter() -> None:
-    explode = explode_prompt(Tag("d1", "explode", 2), 2, (8,), 12)
+    explode = explode_prompt(Tag(day(1), "explode", 2), 2, (8,), 12)
     speech = Entry(None, interrupt=explode)
     entry, effects = keyed(speech, ["*", "8", ENTER], enter_ends=True)
     assert effects == [Claim("8 2")] and entry is not None and entry.typed == ""
@@ -147,7 +148,7 @@ def test_an_interrupt_is_claimed_aloud_then_confirmed_by_an_empty_enter() -> Non
 
 
 def test_typed_text_without_a_prompt_is_dropped_at_enter_during_a_speech() -> None:
-    explode = explode_prompt(Tag("d1", "explode", 2), 2, (8,), 12)
+    explode = explode_prompt(Tag(day(1), "explode", 2), 2, (8,), 12)
     entry, effects = keyed(Entry(None, interrupt=explode), ["5", ENTER], enter_ends=True)
     assert not effects and entry is not None and entry.typed == ""
 

@@ -24,6 +24,7 @@ from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER, Attempt, Live
+from narrator.rules import phases
 from narrator.rules.halloween import vote_prompt
 from narrator.rules.prompts import Prompt, Tag
 from narrator.voice.catalog import load_catalog
@@ -43,7 +44,7 @@ def spoken(lang: str, text: str, voice: str) -> bytes:
 def vote_of(voter: int) -> Prompt:
     """Halloween's day vote of ``voter`` at a table of ten: another living seat or abstain."""
     seats = tuple(range(1, 11))
-    return vote_prompt(Tag("d1", "vote", voter), voter, seats, seats, 10)
+    return vote_prompt(Tag(phases.day(1), "vote", voter), voter, seats, seats, 10)
 
 
 class Said(FileSource):
@@ -198,12 +199,12 @@ def test_every_utterance_at_a_vote_gets_a_reaction_through_the_microphone(
     answers: list[object] = []
 
     def day() -> Script:
-        yield Phase("d1")
+        yield Phase(phases.day(1))
         yield Say("sport.day_one", dawn=True)
         answers.append((yield Ask(four)))
         yield Say("sport.leaves", {"seat": 4})  # a line between the two votes
         answers.append((yield Ask(five)))
-        return Outcome(None, "d1")
+        return Outcome(None, phases.day(1))
 
     for key in ("sport.day_one", "sport.leaves"):
         cache.clip(catalog.text(key, {"seat": 4}))

@@ -15,6 +15,7 @@ from narrator.listen.keys import CONFIRM_S, VoiceKeys
 from narrator.listen.listener import Notice, Utterance
 from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER, Attempt
+from narrator.rules.phases import day
 from narrator.rules.prompts import Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 
@@ -84,7 +85,7 @@ def table(screen: Screen | None = None) -> Table:
 def counting(heard: str, screen: Screen | None = None) -> Table:
     """A table at the count of hands for candidate 4 of ten seats that heard ``heard``."""
     keys, listener, keypad, voice, clock = table(screen)
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    keys.expect(count_prompt(Tag(day(1), "vote", 4), 10))
     listener.hear(heard)
     return keys, listener, keypad, voice, clock
 
@@ -135,14 +136,14 @@ def test_the_keypad_overrules_a_read_back_answer() -> None:
 def test_a_new_prompt_drops_what_was_heard_for_the_old_one() -> None:
     keys, _, _, _, clock = counting("пять")
     assert typed(keys) == ""
-    keys.expect(count_prompt(Tag("d1", "vote", 9), 5))
+    keys.expect(count_prompt(Tag(day(1), "vote", 9), 5))
     clock.now += CONFIRM_S * 2
     assert typed(keys) == ""
 
 
 def test_a_nomination_is_typed_at_once_the_host_confirms_it() -> None:
     keys, listener, _, voice, _ = table()
-    keys.expect(_seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate"))
+    keys.expect(_seat_prompt(Tag(day(1), "nominate", 1), 1, tuple(range(1, 11)), mark="nominate"))
     listener.hear("я выставляю игрока номер семь")
     assert typed(keys) == "7" + ENTER
     assert voice.said == []
@@ -159,12 +160,12 @@ def test_an_answer_handed_over_for_a_closed_prompt_never_reaches_the_next() -> N
     """Two nominations heard in one read: the table takes the first and closes the
     question; the second, said for that question, is not handed to the next one."""
     keys, listener, _, _, _ = table()
-    nominate = _seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
+    nominate = _seat_prompt(Tag(day(1), "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
     keys.expect(nominate)
     listener.hear("я выставляю игрока номер семь")
     listener.hear("я выставляю игрока номер восемь")
     assert keys.read(0) == Attempt(nominate.id, "7")
-    keys.expect(count_prompt(Tag("d1", "vote", 4), 10))
+    keys.expect(count_prompt(Tag(day(1), "vote", 4), 10))
     assert typed(keys) == ""
 
 
@@ -174,7 +175,7 @@ def test_a_refused_answer_is_handed_over_at_once_without_a_read_back() -> None:
     from narrator.rules.halloween import vote_prompt
 
     keys, listener, _, voice, _ = table()
-    vote = vote_prompt(Tag("d1", "vote", 4), 4, tuple(range(1, 11)), tuple(range(1, 11)), 10)
+    vote = vote_prompt(Tag(day(1), "vote", 4), 4, tuple(range(1, 11)), tuple(range(1, 11)), 10)
     keys.expect(vote)
     listener.hear("четыре")
     assert keys.read(0) == Attempt(vote.id, "4")

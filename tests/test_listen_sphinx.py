@@ -27,6 +27,7 @@ from narrator.listen.sphinx_asr import GARBAGE, REJECT, SphinxEngine, jsgf
 from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import day
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import count_prompt
 from tests.voice_table import (
@@ -131,7 +132,7 @@ def test_a_grammar_holds_one_answer_after_fillers_and_a_garbage_branch() -> None
 def test_pure_digital_silence_is_no_utterance(sphinx: SphinxEngine) -> None:
     lexicon = lexicon_for(sphinx.lang)
     recogniser = sphinx.recogniser(
-        sphinx.usable(grammar(count_prompt(Tag("d1", "vote"), 9), lexicon), lexicon)
+        sphinx.usable(grammar(count_prompt(Tag(day(1), "vote"), 9), lexicon), lexicon)
     )
     for block in corpus.pcm_blocks(silence(2.0)):
         assert recogniser.feed(block) is None
@@ -240,7 +241,7 @@ def test_a_spoken_count_reaches_the_table(sphinx: SphinxEngine) -> None:
     from narrator.listen.engine import ModelLoader
 
     lexicon = lexicon_for(sphinx.lang)
-    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+    prompt = count_prompt(Tag(day(1), "vote", 4), 9)
     pcm = silence(0.3) + spoken(sphinx.lang, lexicon.number_word(9))
     texts = decoded(SphinxEngine.load(sphinx.lang), pcm, prompt)
     meant = [a for t in texts if (a := interpret(t, prompt, lexicon).answer) is not None]
@@ -316,7 +317,7 @@ def test_a_day_vote_by_voice_with_no_download(
         screen,
         catalog,
         cache,
-        vote=count_prompt(Tag("d1", "vote", 4), 9),
+        vote=count_prompt(Tag(day(1), "vote", 4), 9),
         answer_s=15.0,
         speak=lambda: speak_at_the_vote(keys, thanks, eight, pulse_audio, tmp_path, 30),
     )

@@ -38,6 +38,7 @@ from narrator.listen.vosk_asr import SpeechModel, model_problem
 from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 from tests.voice_table import (
@@ -79,7 +80,7 @@ def korean() -> SpeechModel:
 
 
 def hands(most: int = 9) -> Prompt:
-    return count_prompt(Tag("d1", "vote", 4), most)
+    return count_prompt(Tag(day(1), "vote", 4), most)
 
 
 KOREAN, RUSSIAN = lexicon_for("ko"), lexicon_for("ru")
@@ -214,9 +215,9 @@ def test_nothing_is_heard_while_the_narrator_speaks(korean: SpeechModel) -> None
 
 
 def test_night_prompts_are_never_heard(korean: SpeechModel) -> None:
-    night = _seat_prompt(Tag("n1", "don"), 1, tuple(range(1, 11)))
+    asked = _seat_prompt(Tag(night(1), "don"), 1, tuple(range(1, 11)))
     keys, _, _ = voice_keys(korean, silence(0.3) + speech("여덟") + silence(1.0))
-    keys.expect(night)
+    keys.expect(asked)
     keys.start()
     try:
         assert not keys.listening
@@ -333,7 +334,7 @@ def test_the_downloaded_model_hears_numbers(lang: str) -> None:
         text = recognise_with(model, lexicon, pcm, grammar(prompt, lexicon))
         right += interpret(text or "", prompt, lexicon).answer == str(n)
     assert right >= 10
-    nominate = _seat_prompt(Tag("d1", "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
+    nominate = _seat_prompt(Tag(day(1), "nominate", 1), 1, tuple(range(1, 11)), mark="nominate")
     phrase = "я выставляю игрока номер семь" if lang == "ru" else "i nominate player number seven"
     pcm = silence(0.4) + speech(phrase, voice, 150) + silence(0.8)
     text = recognise_with(model, lexicon, pcm, grammar(nominate, lexicon))

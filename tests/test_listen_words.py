@@ -14,6 +14,7 @@ from narrator.listen.words import (
 from narrator.rules.answers import AnswerKind, Nobody
 from narrator.rules.errors import ConfigError
 from narrator.rules.onenight import OneNightSwitches, vote_prompt
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Prompt, Tag, seat_prompt
 from narrator.rules.sport_mafia import _seat_prompt, count_prompt
 from narrator.voice.numbers import english, russian
@@ -22,10 +23,10 @@ RUSSIAN, ENGLISH, KOREAN = (lexicon_for(lang) for lang in ("ru", "en", "ko"))
 
 
 def nominate(speaker: int = 1, living: tuple[int, ...] = tuple(range(1, 11))) -> Prompt:
-    return _seat_prompt(Tag("d1", "nominate", speaker), speaker, living, mark="nominate")
+    return _seat_prompt(Tag(day(1), "nominate", speaker), speaker, living, mark="nominate")
 
 
-VOTE_3 = Tag("d2", "vote", 3)
+VOTE_3 = Tag(day(2), "vote", 3)
 
 
 def prompt(accepts: set[AnswerKind], options: tuple[str, ...], tag: Tag = VOTE_3) -> Prompt:
@@ -41,7 +42,7 @@ def prompt(accepts: set[AnswerKind], options: tuple[str, ...], tag: Tag = VOTE_3
 
 
 HALLOWEEN_VOTE = prompt({AnswerKind.SEAT, AnswerKind.ABSTAIN}, ("1", "2", "4", "abstain"))
-YES_NO = prompt({AnswerKind.YES_NO}, ("yes", "no"), Tag("d1", "badge_yes"))
+YES_NO = prompt({AnswerKind.YES_NO}, ("yes", "no"), Tag(day(1), "badge_yes"))
 
 
 def answer(text: str, p: Prompt | None, lang: str = "ru", armed: bool = False) -> str | None:
@@ -60,7 +61,9 @@ def test_the_lexicons_spell_numbers_like_the_narrator() -> None:
 @pytest.mark.parametrize("n", range(1, 11))
 def test_a_seat_number_alone_is_a_vote(n: int) -> None:
     vote = (
-        count_prompt(Tag("d1", "vote", 4), 9) if n <= 9 else count_prompt(Tag("d1", "vote", 4), 10)
+        count_prompt(Tag(day(1), "vote", 4), 9)
+        if n <= 9
+        else count_prompt(Tag(day(1), "vote", 4), 10)
     )
     assert answer(russian(n), vote) == str(n)
     assert answer(english(n), vote, "en") == str(n)
@@ -69,7 +72,7 @@ def test_a_seat_number_alone_is_a_vote(n: int) -> None:
 
 
 def test_hand_counts_take_zero_and_nobody() -> None:
-    hands = count_prompt(Tag("d1", "vote", 4), 9)
+    hands = count_prompt(Tag(day(1), "vote", 4), 9)
     assert answer("ноль", hands) == "0"
     assert answer("никто", hands) == "0"
     assert answer("nobody", hands, "en") == "0"
@@ -135,7 +138,7 @@ def test_yes_and_no() -> None:
 
 
 def test_za_is_a_filler_where_no_yes_no_is_asked() -> None:
-    hands = count_prompt(Tag("d1", "vote", 4), 9)
+    hands = count_prompt(Tag(day(1), "vote", 4), 9)
     assert answer("голосую за пять", hands) == "5"
     assert answer("i vote for five", hands, "en") == "5"
 
@@ -145,14 +148,14 @@ def test_thanks_ends_a_speech_and_repeat_asks_again() -> None:
     assert heard.end and heard.answer is None and not heard.unclear
     assert interpret("thank you", None, ENGLISH).end
     assert interpret("повторите", None, RUSSIAN).repeat
-    assert interpret("repeat", count_prompt(Tag("d1", "vote", 1), 9), ENGLISH).repeat
+    assert interpret("repeat", count_prompt(Tag(day(1), "vote", 1), 9), ENGLISH).repeat
     both = interpret("выставляю семь спасибо", nominate(), RUSSIAN)
     assert both.answer == "7" and both.end
     assert not interpret("семь", None, RUSSIAN).end
 
 
 def test_unclear_speech_types_nothing() -> None:
-    hands = count_prompt(Tag("d1", "vote", 4), 9)
+    hands = count_prompt(Tag(day(1), "vote", 4), 9)
     two = interpret("пять шесть", hands, RUSSIAN)  # two people talking
     assert two.answer is None and two.unclear
     unknown = interpret(f"{UNKNOWN} пять", hands, RUSSIAN)
@@ -174,7 +177,7 @@ def test_numbers_outside_the_table() -> None:
 
 
 def test_case_and_yo_do_not_matter() -> None:
-    assert answer("НИКТО", count_prompt(Tag("d1", "vote", 1), 3)) == "0"
+    assert answer("НИКТО", count_prompt(Tag(day(1), "vote", 1), 3)) == "0"
     assert interpret("Спасибо", None, RUSSIAN).end
     assert interpret("повторитё", None, RUSSIAN).repeat  # «ё» is read as «е»
 
@@ -196,14 +199,14 @@ def test_the_grammar_has_the_table_s_seats_and_only_the_words_valid_now() -> Non
 
 
 def test_thanks_is_listened_for_only_where_it_ends_something() -> None:
-    vote = seat_prompt(Tag("d1", "vote"), (), 10, range(1, 11))
+    vote = seat_prompt(Tag(day(1), "vote"), (), 10, range(1, 11))
     assert "спасибо" not in grammar(vote, RUSSIAN)  # "six" was heard as "thanks"
     assert "thanks" not in grammar(vote, ENGLISH) and "repeat" in grammar(vote, ENGLISH)
     assert "спасибо" in grammar(vote, RUSSIAN, speech=True)  # a countdown runs
 
 
 def test_hand_count_grammar() -> None:
-    words = grammar(count_prompt(Tag("d1", "vote", 4), 3), ENGLISH)
+    words = grammar(count_prompt(Tag(day(1), "vote", 4), 3), ENGLISH)
     assert {"zero", "one", "two", "three", "nobody"} <= set(words)
     assert "four" not in words and "i nominate" not in words
 
@@ -215,8 +218,8 @@ def test_a_speech_without_a_question_listens_for_thanks_only() -> None:
 
 
 def test_night_prompts_are_never_spoken() -> None:
-    night = prompt({AnswerKind.SEAT}, ("1",), Tag("n1", "mafia"))
-    assert not is_day_prompt(night)
+    asked = prompt({AnswerKind.SEAT}, ("1",), Tag(night(1), "mafia"))
+    assert not is_day_prompt(asked)
     assert is_day_prompt(nominate())
 
 

@@ -28,7 +28,8 @@ from narrator.rules.core import (
     Wake,
     shuffled_deal,
 )
-from narrator.rules.prompts import Prompt, phase_kind, phase_number
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt
 from narrator.simulate.driver import GameResult, Players, game_rngs, play, tell
 from narrator.simulate.players import RandomPlayers
 from narrator.simulate.run import Setup, check_setup, players_maker
@@ -79,10 +80,10 @@ class PolicyTable(Headless):
         else:
             tell(step, players)  # a secret shown, a card dealt, a window, the badge
 
-    def enter_phase(self, phase: str) -> None:
-        if phase_kind(phase) == "night":
-            self.nights += (phase_number(phase) or 0) > 0
-        elif phase_kind(phase) == "day":
+    def enter_phase(self, phase: PhaseId) -> None:
+        if phase.kind == "night":
+            self.nights += phase.number > 0
+        elif phase.kind == "day":
             self.days += 1
 
     def typed(self, prompt: Prompt) -> list[str]:

@@ -27,6 +27,7 @@ from narrator.rules.onenight import (
     win_line,
     winner_of,
 )
+from narrator.rules.phases import night
 from narrator.rules.prompts import Tag
 from narrator.rules.registry import get_variant
 from tests.harness import rejected, step_through
@@ -363,8 +364,8 @@ def test_a_lone_wolf_peeks_when_the_switch_is_on() -> None:
     assert asks[0].prompt.seats == (1,)
     shows = [s for s in window if isinstance(s, Show)]
     assert shows == [
-        Show(Tag("n1", "werewolves"), (1,), Secret.seats(())),
-        Show(Tag("n1", "werewolves"), (1,), Secret.roles(W)),
+        Show(Tag(night(1), "werewolves"), (1,), Secret.seats(())),
+        Show(Tag(night(1), "werewolves"), (1,), Secret.roles(W)),
     ]
     assert shows[0].secret.shown == "seats"
 
@@ -384,7 +385,7 @@ def test_two_wolves_get_no_peek_prompt() -> None:
     window = werewolf_window(play(A_T1, {"n1.werewolves": "center 2"}, lone_wolf_peek=True))
     assert not [s for s in window if isinstance(s, Ask)]
     assert [s for s in window if isinstance(s, Show)] == [
-        Show(Tag("n1", "werewolves"), (1, 2), Secret.seats((1, 2)))
+        Show(Tag(night(1), "werewolves"), (1, 2), Secret.seats((1, 2)))
     ]
 
 

@@ -25,6 +25,7 @@ from narrator.rules.onenight import (
     win_line,
     winner_of,
 )
+from narrator.rules.phases import day
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import LANGUAGES
 from tests.harness import FakeTable, games, play, properties, scripted, switches_of
@@ -63,7 +64,7 @@ def final_cards(deal: Deal, accepted: Mapping[str, Answer]) -> list[str]:
 def test_random_games_follow_the_votes_the_swap_and_the_win_table(table: FakeTable) -> None:
     sw, deal, players = switches_of(table, OneNightSwitches), table.deal, table.deal.players
     outcome, result = table.outcome, table.result()
-    assert outcome is not None and outcome.ended_at == "d1"
+    assert outcome is not None and outcome.ended_at == day(1)
 
     votes: dict[int, int | None] = {}
     for voter in range(1, players + 1):

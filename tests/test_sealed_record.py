@@ -46,6 +46,7 @@ from narrator.ports import Clock
 from narrator.prepared import prepare, stream
 from narrator.rules.core import Deal
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import night
 from narrator.rules.prompts import Prompt
 from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
@@ -385,7 +386,7 @@ def test_a_killed_game_leaves_a_readable_sealed_prefix(tmp_path: Path) -> None:
     assert events[0]["event"] == "start" and events[0]["game"] == "onenight"
     assert any(e["event"] == "window" for e in events)
     stop = record_stop(events)
-    assert stop is not None and stop.phase == "n1"
+    assert stop is not None and stop.phase == night(1)
     assert stop.t is not None and stop.t > 0
 
     torn = path.with_name(f"torn-{path.name}")  # killed in the middle of a frame

@@ -18,6 +18,7 @@ from narrator import cli
 from narrator.rules import halloween
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import Eliminate, Say, Timer, shuffled_deal
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.registry import get_variant, make_switches
 from narrator.simulate import run
@@ -141,7 +142,7 @@ def test_policies_give_only_answers_the_prompts_accept(game: str, policy: str) -
 def test_an_answer_a_prompt_does_not_take_is_a_bug_not_a_game_event() -> None:
     from narrator.rules.halloween import vote_prompt
 
-    prompt = vote_prompt(Tag("d1", "vote", 3), 3, (1, 2, 3, 4, 5, 6, 7), (1, 2, 3, 4, 5, 6, 7), 7)
+    prompt = vote_prompt(Tag(day(1), "vote", 3), 3, (1, 2, 3, 4, 5, 6, 7), (1, 2, 3, 4, 5, 6, 7), 7)
     with pytest.raises(IllegalPolicy, match=r"d1\.vote\.3"):
         accept(prompt, "3", {})  # a vote for oneself
 
@@ -209,12 +210,12 @@ def villager_vote(cards: Mapping[Seat, str]) -> str | None:
     players = informed_players("halloween", 9, counts, random.Random(4))
     for seat, card in cards.items():
         players.dealt(seat, card)
-    players.phase("n1")
-    players.eliminated(Eliminate(2, "n1", "attacked", shown_role=cards[2]))
-    players.phase("d1")
+    players.phase(night(1))
+    players.eliminated(Eliminate(2, night(1), "attacked", shown_role=cards[2]))
+    players.phase(day(1))
     players.said(Say("halloween.vote"))
     prompt = halloween.vote_prompt(
-        Tag("d1", "vote", 5), 5, (1, 3, 4, 5, 6, 7, 8, 9), (1, 3, 4, 5, 6, 7, 8, 9), 9
+        Tag(day(1), "vote", 5), 5, (1, 3, 4, 5, 6, 7, 8, 9), (1, 3, 4, 5, 6, 7, 8, 9), 9
     )
     return players.answer(prompt, (1, 3, 4, 5, 6, 7, 8, 9))
 
@@ -234,7 +235,7 @@ def test_a_mind_knows_only_what_it_was_told() -> None:
     players.answered(prompt, SeatAnswer(6))
     from narrator.rules.core import Secret
 
-    players.shown(Tag("n1", "hunter"), (3,), Secret.token("yes"))
+    players.shown(Tag(night(1), "hunter"), (3,), Secret.token("yes"))
     hunter, other = players.minds[3], players.minds[4]
     assert hunter.checks == {6: True} and 6 in hunter.evil
     assert other.card is None and not other.checks and not other.evil

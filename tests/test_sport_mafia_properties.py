@@ -56,7 +56,7 @@ def phases(steps: Sequence[Step]) -> Iterator[tuple[str, list[Step], tuple[int, 
         if isinstance(step, Phase):
             if current is not None:
                 yield current
-            current = (step.id, [], tuple(sorted(alive)))
+            current = (str(step.id), [], tuple(sorted(alive)))
         elif current is not None:
             current[1].append(step)
         if isinstance(step, Eliminate):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from narrator.rules import phases
 from narrator.rules.answers import CountAnswer, Nobody, SeatAnswer, SeatsAnswer
 from narrator.rules.core import (
     Ask,
@@ -28,6 +29,7 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import BadAnswerText, ConfigError
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.registry import get_variant
 from narrator.rules.sport_mafia import (
@@ -218,7 +220,7 @@ def keys(steps: Sequence[Step]) -> list[str]:
 
 
 def phase_steps(steps: Sequence[Step], phase: str) -> list[Step]:
-    start = steps.index(Phase(phase))
+    start = steps.index(Phase(PhaseId.parse(phase)))
     end = next((i for i in range(start + 1, len(steps)) if isinstance(steps[i], Phase)), len(steps))
     return list(steps[start:end])
 
@@ -240,7 +242,7 @@ def asked(steps: Sequence[Step]) -> list[str]:
 
 
 def eliminated(steps: Sequence[Step]) -> list[tuple[int, str, str]]:
-    return [(s.seat, s.phase, s.cause) for s in steps if isinstance(s, Eliminate)]
+    return [(s.seat, str(s.phase), s.cause) for s in steps if isinstance(s, Eliminate)]
 
 
 # --- nominations (3.5) -------------------------------------------------------------------
@@ -359,7 +361,7 @@ def test_a_hand_count_larger_than_the_voters_left() -> None:
 
 
 def test_count_prompt_takes_only_counts() -> None:
-    prompt = count_prompt(Tag("d1", "all_leave"), 10)
+    prompt = count_prompt(Tag(phases.day(1), "all_leave"), 10)
     assert prompt.accept("0") == CountAnswer(0)
     with pytest.raises(BadAnswerText):
         prompt.accept("none")
@@ -422,8 +424,8 @@ def test_checks_show_the_truth_to_the_checker_only(
 ) -> None:
     steps = play(BASE, {"n1.don": don_checks, "n1.sheriff": sheriff_checks})
     assert shows(phase_steps(steps, "n1")) == [
-        Show(Tag("n1", "don"), (3,), Secret.token(don_sees)),
-        Show(Tag("n1", "sheriff"), (7,), Secret.token(sheriff_sees)),
+        Show(Tag(phases.night(1), "don"), (3,), Secret.token(don_sees)),
+        Show(Tag(phases.night(1), "sheriff"), (7,), Secret.token(sheriff_sees)),
     ]
 
 
@@ -431,18 +433,22 @@ def test_the_sheriff_shot_tonight_still_checks() -> None:
     # C-T6: the sheriff (7) is hit tonight and still checks the Don (3).
     steps = play(BASE, {"n1.shoot": "7 7 7", "n1.don": "7", "n1.sheriff": "3"})
     night = phase_steps(steps, "n1")
-    assert Wake(Tag("n1", "sheriff"), 10, (7,)) in night
-    assert Show(Tag("n1", "sheriff"), (7,), Secret.token("mafia")) in night
+    assert Wake(Tag(phases.night(1), "sheriff"), 10, (7,)) in night
+    assert Show(Tag(phases.night(1), "sheriff"), (7,), Secret.token("mafia")) in night
     assert not [s for s in night if isinstance(s, Eliminate)]  # the kill waits for morning
     morning = phase_steps(steps, "d2")
     assert morning[1] == Say("sport.bad_morning", {"seat": 7})
-    assert morning[2] == Eliminate(7, "n1", "shot")
-    assert Timer(Tag("d2", "last_word", 7), 30, 7, ((10.0, "timer.ten_seconds"),)) in morning
+    assert morning[2] == Eliminate(7, phases.night(1), "shot")
+    assert (
+        Timer(Tag(phases.day(2), "last_word", 7), 30, 7, ((10.0, "timer.ten_seconds"),)) in morning
+    )
 
 
 def test_the_don_shot_tonight_still_checks() -> None:
     steps = play(BASE, {"n1.shoot": "3 3 3", "n1.don": "7"})
-    assert Show(Tag("n1", "don"), (3,), Secret.token("sheriff")) in phase_steps(steps, "n1")
+    assert Show(Tag(phases.night(1), "don"), (3,), Secret.token("sheriff")) in phase_steps(
+        steps, "n1"
+    )
     assert eliminated(steps)[0] == (3, "n1", "shot")
 
 
@@ -464,7 +470,7 @@ def test_the_dead_don_is_called_with_a_full_window_and_no_prompt() -> None:
     assert (3, "d2", "voted") in eliminated(steps)
     assert window(steps, "n2.don") == [
         Say("sport.don_wake"),
-        Wake(Tag("n2", "don"), 10, ()),
+        Wake(Tag(phases.night(2), "don"), 10, ()),
         Sleep(),
         Say("sport.don_sleep"),
     ]
@@ -486,7 +492,7 @@ def test_the_dead_sheriff_is_called_with_a_full_window_and_no_prompt() -> None:
     steps = play(BASE, {"n1.shoot": "7 7 7", "n2.sheriff": "3"})
     assert window(steps, "n2.sheriff") == [
         Say("sport.sheriff_wake"),
-        Wake(Tag("n2", "sheriff"), 10, ()),
+        Wake(Tag(phases.night(2), "sheriff"), 10, ()),
         Sleep(),
         Say("sport.sheriff_sleep"),
     ]
@@ -512,8 +518,10 @@ def test_night_zero() -> None:
         "sport.mafia_wake",
         "sport.mafia_sleep",
     ]
-    assert [s for s in steps if isinstance(s, Wake)] == [Wake(Tag("n0", "mafia"), 60, (3, 6, 9))]
-    assert shows(steps) == [Show(Tag("n0", "mafia"), (3, 6, 9), Secret.seats((3, 6, 9)))]
+    assert [s for s in steps if isinstance(s, Wake)] == [
+        Wake(Tag(phases.night(0), "mafia"), 60, (3, 6, 9))
+    ]
+    assert shows(steps) == [Show(Tag(phases.night(0), "mafia"), (3, 6, 9), Secret.seats((3, 6, 9)))]
     assert not asked(steps)
 
 
@@ -527,7 +535,7 @@ def test_night_zero_sheriff_call_with_the_switch() -> None:
     steps = phase_steps(play(BASE, {}, night0_sheriff_call=True), "n0")
     assert steps[-4:] == [
         Say("sport.sheriff_look"),
-        Wake(Tag("n0", "sheriff"), 10, (7,)),
+        Wake(Tag(phases.night(0), "sheriff"), 10, (7,)),
         Sleep(),
         Say("sport.sheriff_look_sleep"),
     ]

@@ -26,6 +26,7 @@ from narrator.rules.answers import (
 )
 from narrator.rules.core import Ask, Deal, Game, Outcome, Phase, Script, Sleep, Timer, Wake
 from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Prompt, Tag
 from narrator.rules.sport_mafia import count_prompt
 from narrator.voice.catalog import load_catalog
@@ -79,9 +80,9 @@ def ask_once(prompt: Prompt, inputs: list[str | Attempt]) -> tuple[object, Recor
     got: list[object] = []
 
     def script() -> Script:
-        yield Phase("d1")
+        yield Phase(day(1))
         got.append((yield Ask(prompt)))
-        return Outcome(None, "d1")
+        return Outcome(None, day(1))
 
     screen = RecordingScreen()
     play_at_table(script(), ScriptedKeys(FakeClock(), inputs), screen=screen)
@@ -102,7 +103,7 @@ def test_the_order_is_typed_at_the_table() -> None:
 
 
 def test_a_spoken_attempt_is_taken_for_its_own_prompt_only() -> None:
-    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+    prompt = count_prompt(Tag(day(1), "vote", 4), 9)
     assert ask_once(prompt, [Attempt("d1.vote.4", "6")])[0] == CountAnswer(6)
     # Heard for the previous prompt:
     stale: list[str | Attempt] = [Attempt("d1.vote.3", "6"), "2", ENTER]
@@ -133,11 +134,11 @@ def window_ticks(inputs: list[str | Attempt]) -> list[float]:
     prompt = high_inquisitor_prompt(1, 5, OneNightSwitches())
 
     def script() -> Script:
-        yield Phase("n1")
-        yield Wake(Tag("n1", "high_inquisitor"), 8.0, (1,))
+        yield Phase(night(1))
+        yield Wake(Tag(night(1), "high_inquisitor"), 8.0, (1,))
         yield Ask(prompt)
         yield Sleep()
-        return Outcome(None, "n1")
+        return Outcome(None, night(1))
 
     clock = FakeClock()
     sound = TickCounter(clock)
@@ -200,9 +201,9 @@ def pause_screen(prompt: Prompt, typed: list[str | Attempt]) -> list[str]:
     """What the screen shows while ``typed`` is typed during a 15-second public pause."""
 
     def script() -> Script:
-        yield Phase("d1")
-        yield Timer(Tag("d1", "ability"), 15.0, None, (), prompt=prompt)
-        return Outcome(None, "d1")
+        yield Phase(day(1))
+        yield Timer(Tag(day(1), "ability"), 15.0, None, (), prompt=prompt)
+        return Outcome(None, day(1))
 
     screen = RecordingScreen()
     play_at_table(script(), ScriptedKeys(FakeClock(), typed), screen=screen)
@@ -224,7 +225,7 @@ def claim_run(
     Each line takes ``line_s`` seconds to say (a slow speech rate)."""
     from narrator.rules.alliance import explode_prompt
 
-    interrupt = explode_prompt(Tag("d1", "speeches.explode"), 3, wolves, 12)
+    interrupt = explode_prompt(Tag(day(1), "speeches.explode"), 3, wolves, 12)
     said: list[str] = []
     clock = FakeClock()
 
@@ -236,9 +237,9 @@ def claim_run(
     got: list[object] = []
 
     def script() -> Script:
-        yield Phase("d1")
-        got.append((yield Timer(Tag("d1", "speech", 3), 30.0, 3, (), interrupt=interrupt)))
-        return Outcome(None, "d1")
+        yield Phase(day(1))
+        got.append((yield Timer(Tag(day(1), "speech", 3), 30.0, 3, (), interrupt=interrupt)))
+        return Outcome(None, day(1))
 
     play_at_table(script(), ScriptedKeys(clock, typed), voice=Voice())
     return got[0], said
@@ -277,9 +278,9 @@ def discussion(typed: list[str | Attempt]) -> list[str]:
             said.append(text)
 
     def script() -> Script:
-        yield Phase("d1")
-        yield Timer(Tag("d1", "discussion"), 20.0, warnings=(), expired="timer.time_up")
-        return Outcome(None, "d1")
+        yield Phase(day(1))
+        yield Timer(Tag(day(1), "discussion"), 20.0, warnings=(), expired="timer.time_up")
+        return Outcome(None, day(1))
 
     play_at_table(script(), ScriptedKeys(FakeClock(), typed), voice=Voice())
     return said
@@ -293,7 +294,7 @@ def test_time_is_up_only_when_the_discussion_ran_out() -> None:
 def test_a_second_esc_cancels_the_stop_question_and_day_time_stands_still() -> None:
     from narrator.ports import INTERRUPT
 
-    prompt = count_prompt(Tag("d1", "vote", 4), 9)
+    prompt = count_prompt(Tag(day(1), "vote", 4), 9)
 
     class SlowKeys(ScriptedKeys):
         """The table thinks for 30 s over the stop question (longer than the answer time)."""
@@ -309,9 +310,9 @@ def test_a_second_esc_cancels_the_stop_question_and_day_time_stands_still() -> N
             return key
 
     def script() -> Script:
-        yield Phase("d1")
+        yield Phase(day(1))
         got.append((yield Ask(prompt)))
-        return Outcome(None, "d1")
+        return Outcome(None, day(1))
 
     got: list[object] = []
     keys = SlowKeys(FakeClock(), [INTERRUPT, INTERRUPT, "6", ENTER])
@@ -326,9 +327,9 @@ def test_the_stop_question_stops_only_on_yes() -> None:
     from narrator.ports import INTERRUPT
 
     def script() -> Script:
-        yield Phase("d1")
-        yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
-        return Outcome(None, "d1")
+        yield Phase(day(1))
+        yield Ask(count_prompt(Tag(day(1), "vote", 4), 9))
+        return Outcome(None, day(1))
 
     with pytest.raises(GameStopped):
         play_at_table(script(), ScriptedKeys(FakeClock(), [INTERRUPT, "1"]))
@@ -342,14 +343,14 @@ def test_the_end_screen_tells_the_game_in_words() -> None:
     from narrator.story import Chronicle
 
     deal = Deal(("civilian", "sheriff", "mafia", "civilian", "don", "civilian"), ())
-    sheriff = Tag("n1", "sheriff")
+    sheriff = Tag(night(1), "sheriff")
     chronicle = Chronicle()
-    chronicle.note(Phase("n1"), None)
+    chronicle.note(Phase(night(1)), None)
     chronicle.note(Ask(seat_prompt(sheriff, (2,), 6, (1, 3, 4, 5, 6))), SeatAnswer(3))
     chronicle.note(Show(sheriff, (2,), Secret.token("mafia")), None)
-    chronicle.note(Phase("d2"), None)
-    chronicle.note(Eliminate(3, "d2", "voted"), None)
-    outcome = Outcome("red", "d2", reveal={s: deal.role_of(s) for s in range(1, 7)})
+    chronicle.note(Phase(day(2)), None)
+    chronicle.note(Eliminate(3, day(2), "voted"), None)
+    outcome = Outcome("red", day(2), reveal={s: deal.role_of(s) for s in range(1, 7)})
     story = chronicle.story("sport_mafia", "ru", deal, outcome)
     _, lines = end_screen(story, load_catalog("ru"))
     assert "Игрок номер 3: Мафия." in lines  # every seat's role
@@ -365,11 +366,11 @@ def replayed_at_table(replay: list[Done], kept: list[Done]) -> list[object]:
     got: list[object] = []
 
     def script() -> Script:
-        yield Phase("n1")
-        yield Wake(Tag("n1", "high_inquisitor"), 4.0, (1,))
+        yield Phase(night(1))
+        yield Wake(Tag(night(1), "high_inquisitor"), 4.0, (1,))
         got.append((yield Ask(prompt)))
         yield Sleep()
-        return Outcome(None, "n1")
+        return Outcome(None, night(1))
 
     clock = FakeClock()
     driver = TableDriver(
@@ -419,9 +420,9 @@ def test_the_stop_question_does_not_promise_a_record_the_disk_refused() -> None:
     assert record.lost is not None
 
     def script() -> Script:
-        yield Phase("d1")
-        yield Ask(count_prompt(Tag("d1", "vote", 4), 9))
-        return Outcome(None, "d1")
+        yield Phase(day(1))
+        yield Ask(count_prompt(Tag(day(1), "vote", 4), 9))
+        return Outcome(None, day(1))
 
     clock = FakeClock()
     driver = TableDriver(

@@ -42,6 +42,7 @@ from typing import Any
 import pytest
 
 from narrator.host.words import window_hint
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Tag
 from narrator.voice.catalog import Catalog, load_catalog
 from tests.support import Tmux
@@ -467,7 +468,7 @@ def is_live(game: str, screen: Screen, events: Sequence[Event], index: int) -> b
     if wanted is None:  # the hint of the window the prompt is asked in
         window = next(e["prompt"] for e in reversed(events[:index]) if e["event"] == "window")
         phase, action, _ = split_id(window)
-        return screen.has(t(window_hint(CAT, game, Tag(phase, action))))
+        return screen.has(t(window_hint(CAT, game, Tag(PhaseId.parse(phase), action))))
     return label == wanted or (len(label) >= 20 and wanted.startswith(label))
 
 

@@ -24,6 +24,7 @@ from narrator.rules.core import (
     shuffled_deal,
 )
 from narrator.rules.onenight import HIGH_INQUISITOR, INQUISITOR, ROLES, SPIRIT, WEREWOLF
+from narrator.rules.phases import SETUP
 from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
@@ -73,7 +74,7 @@ class ViewWatchingTable(Headless):
     def check_views(self) -> None:
         assert self.game is not None
         view = self.game.public_view()
-        self.phases.append(view.phase)
+        self.phases.append(str(view.phase))
         assert view.revealed == {}
         assert view.players == self.deal.players
         assert not set(strings_in(view)) & set(ROLES), view
@@ -117,7 +118,7 @@ def test_a_new_game_shows_nothing_yet() -> None:
     game = VARIANT.new_game(A_T1, sw, random.Random(0))
     view = game.public_view()
     assert view.game == "onenight"
-    assert view.phase == "setup"
+    assert view.phase == SETUP
     assert view.alive == (1, 2, 3, 4, 5)
     assert view.eliminated == ()
     assert view.revealed == {}

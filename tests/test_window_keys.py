@@ -21,6 +21,7 @@ from narrator.host.table import TableDriver
 from narrator.ports import BACKSPACE, ENTER, Attempt, Live
 from narrator.record import GameRecord
 from narrator.rules.core import Deal, DealCard, PublicView, Wake
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
 from narrator.rules.registry import get_variant, make_switches
 from narrator.voice.catalog import load_catalog
@@ -93,7 +94,7 @@ class ReactionScreen:
         self._note("clear")
 
     def table(self, view: PublicView, speaker: int | None) -> None:
-        self.bar = view.phase
+        self.bar = "dawn" if view.dawn else str(view.phase)
 
     def end(self, title: str, lines: list[str]) -> None:
         pass
@@ -159,7 +160,7 @@ def reactions(
     sw = make_switches(variant, dict(options))
     variant.validate_deal(deal, sw)
     table = PeekingTable(game, keys_for or {})
-    table.stop_before = stop_before
+    table.stop_before = PhaseId.parse(stop_before)
     table.run(variant.new_game(deal, sw, random.Random(1)))
     return table.reactions.reactions
 
@@ -170,7 +171,7 @@ def played(
     """A game with the keys of :func:`typed` in every window."""
     variant = get_variant(game)
     table = PeekingTable(game, {})
-    table.stop_before = stop_before
+    table.stop_before = PhaseId.parse(stop_before)
     table.run(variant.new_game(deal, make_switches(variant, dict(options)), random.Random(1)))
     return table
 

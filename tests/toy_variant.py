@@ -35,6 +35,7 @@ from narrator.rules.core import (
     check_deal,
 )
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import day, night
 from narrator.rules.prompts import Seat, Tag, living_seat_prompt
 
 WOLF = "wolf"
@@ -66,28 +67,28 @@ def script(deal: Deal, sw: ToySwitches) -> Script:
         yield Say("deal.call", {"seat": seat})
         yield DealCard(seat, Secret.roles(deal.role_of(seat)))
 
-    yield Phase("n1")
+    yield Phase(night(1))
     yield Say("toy.night")
     (wolf,) = deal.seats_with(WOLF)
-    wake = Tag("n1", "wolf")
+    wake = Tag(night(1), "wolf")
     yield Say("toy.wolf_wake")
     yield Wake(wake, sw.window_s, (wolf,))
     victim = yield Ask(living_seat_prompt(wake, wolf, tuple(living), players, none=True))
     yield Sleep()
     yield Say("toy.wolf_sleep")
 
-    yield Phase("d1")
+    yield Phase(day(1))
     yield Say("toy.morning", dawn=True)
     if isinstance(victim, SeatAnswer):
         yield Say("toy.killed", {"seat": victim.seat})
         living.remove(victim.seat)
-        yield Eliminate(victim.seat, "n1", "wolves")
+        yield Eliminate(victim.seat, night(1), "wolves")
     else:
         yield Say("toy.nobody_killed")
     yield Say("toy.vote")
     votes: dict[Seat, Seat | None] = {}
     for voter in tuple(living):
-        tag = Tag("d1", "vote", voter)
+        tag = Tag(day(1), "vote", voter)
         prompt = living_seat_prompt(
             tag, voter, tuple(living), players, none=False, allow_self=sw.allow_self_vote
         )
@@ -98,13 +99,13 @@ def script(deal: Deal, sw: ToySwitches) -> Script:
         yield Say("toy.nobody_out")
     else:
         yield Say("toy.voted_out", {"seat": out})
-        yield Eliminate(out, "d1", "voted")
+        yield Eliminate(out, day(1), "voted")
 
     winner = "villagers" if out == wolf else "werewolves"
     yield Say(f"toy.win_{winner}")
     for seat in range(1, players + 1):
         yield Say("reveal.seat", {"seat": seat, "role": RoleName(deal.role_of(seat))})
-    return Outcome(winner, "d1", reveal=dict(enumerate(deal.seats, start=1)))
+    return Outcome(winner, day(1), reveal=dict(enumerate(deal.seats, start=1)))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from narrator.listen.engine import RATE
 from narrator.listen.keys import VoiceKeys
 from narrator.ports import ENTER
 from narrator.rules.core import Ask, Outcome, Phase, Say, Script, Timer
+from narrator.rules.phases import day
 from narrator.rules.prompts import Prompt, Tag
 from tests.test_listen_readback import as_keys
 
@@ -96,14 +97,14 @@ def play_into_microphone(pcm: bytes, env: dict[str, str], folder: Path) -> None:
 
 def day_vote(answers: list[object], vote: Prompt) -> Script:
     """A sport_mafia day: seat 3's speech (a timer), then ``vote``; the answers are kept."""
-    yield Phase("d1")
+    yield Phase(day(1))
     yield Say("sport.day_one", dawn=True)  # the day begins: «thanks» may be heard
-    answer = yield Timer(Tag("d1", "speech", 3), 20.0, 3, ())
+    answer = yield Timer(Tag(day(1), "speech", 3), 20.0, 3, ())
     answers.append(answer)
     answer = yield Ask(vote)
     answers.append(answer)
     yield Say("sport.leaves", {"seat": 4})
-    return Outcome(None, "d1")
+    return Outcome(None, day(1))
 
 
 def render_the_day(catalog: Catalog, cache: SpeechCache) -> None:

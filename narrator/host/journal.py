@@ -64,6 +64,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from narrator.files import RECORD, RECORD_KEY, BadFile, read_bytes, read_text
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import SETUP, PhaseId
 
 
 class DamagedRecord(ConfigError):
@@ -111,11 +112,11 @@ def default_key_dir() -> Path:
 class RecordStop:
     """Where a record cut short stops: "the record stops at <phase>: the rest was not written".
 
-    ``phase`` is the last phase the record reached ("setup" before the first);
+    ``phase`` is the last phase the record reached (``SETUP`` before the first);
     ``t`` the game time of the last event it holds (None: it holds none with a time).
     """
 
-    phase: str
+    phase: PhaseId
     t: float | None
 
 
@@ -125,12 +126,16 @@ def record_stop(events: Sequence[Mapping[str, Any]]) -> RecordStop | None:
         return None
     last = events[-1]
     t = last.get("t")
-    return RecordStop(str(last.get("phase", "setup")), float(t) if t is not None else None)
+    try:
+        phase = PhaseId.parse(str(last.get("phase", SETUP)))
+    except ValueError as error:
+        raise ConfigError(f"the record has a broken phase: {error}") from None
+    return RecordStop(phase, float(t) if t is not None else None)
 
 
 def _lost_marker(events: Sequence[Mapping[str, Any]]) -> Event:
     """The reader's mark at the end of a record cut short (no closing frame, no last word)."""
-    phase = "setup"
+    phase = str(SETUP)
     t: float | None = None
     for event in events:
         if event.get("event") == "phase" and "id" in event:

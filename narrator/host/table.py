@@ -44,9 +44,10 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import NarratorError
-from narrator.rules.prompts import Prompt, phase_kind
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt
 from narrator.story import Chronicle, Story
-from narrator.voice.catalog import DAWN, Catalog, phase_in_words
+from narrator.voice.catalog import Catalog, phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -322,24 +323,23 @@ class TableDriver(Driver):
             met = Secret.seats(step.seats if len(step.seats) > 1 else ())
             self.screen.secret(words.secret_text(self.catalog, step.tag, met))
 
-    def enter_phase(self, phase: str) -> None:
+    def enter_phase(self, phase: PhaseId) -> None:
         """The knock bed starts with the night, before its first wake line."""
         if self.replaying:
-            if phase_kind(phase) in ("night", "day"):
+            if phase.of_the_rules:
                 self._page.clear()  # the page a night or a day starts on is clean
             return
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
-        kind = phase_kind(phase)
-        if kind == "night":
+        if phase.by_night:
             self.sound.night(True)
-        if kind in ("night", "day"):
+        if phase.of_the_rules:
             self.screen.clear()  # a night or a day starts on a clean page
 
     def _morning(self) -> None:
         """The line that ends a night is said under «Утро», not «Ночь 1» (issue 28 #13)."""
-        if self._game is not None and phase_kind(self.phase) == "night":
-            self.screen.table(replace(self._game.public_view(), phase=DAWN), None)
+        if self._game is not None and self.phase.by_night:
+            self.screen.table(replace(self._game.public_view(), dawn=True), None)
 
     def dawn(self) -> None:
         """The knocking bed stops after the line that ends the night."""
@@ -497,12 +497,12 @@ class TableDriver(Driver):
         at night it runs on, because a pause would be heard (issue 17 #4).
         """
         held = self.dialogs.stop(saved=self._record.lost is None)
-        if phase_kind(self.phase) != "night":
+        if not self.phase.by_night:
             self._held += held
 
     def _confirm_undo(self) -> None:
         """Take back the last day answer, after an explicit yes; at night nothing happens."""
-        if phase_kind(self.phase) == "night" or self.replaying:
+        if self.phase.by_night or self.replaying:
             return  # at night a reaction would tell the table someone is at the keyboard
         self._held += self.dialogs.undo(self.done, self._labels)
 
@@ -548,10 +548,10 @@ class TableDriver(Driver):
         """
         self.replaying = False
         self.record = self._record
-        self.record.add("resumed", phase=self.phase)
+        self.record.add("resumed", phase=str(self.phase))
         if self._game is not None:
             self.screen.table(self._game.public_view(), None)
-        night = phase_kind(self.phase) == "night"
+        night = self.phase.by_night
         self.sound.night(night)
         self.screen.clear()
         context = self._last_line

@@ -19,6 +19,7 @@ from narrator.listen.models import (
     spec_for,
 )
 from narrator.listen.words import UNKNOWN, interpret, lexicon_for
+from narrator.rules import phases
 from narrator.rules.answers import AnswerKind, CountAnswer
 from narrator.rules.errors import ConfigError
 from narrator.rules.prompts import Prompt, Tag
@@ -97,7 +98,7 @@ def models_list(folder: Path | None, out: TextIO) -> int:
 def _numbers_prompt(most: int = 12) -> Prompt:
     """Any number 0–12: the grammar of the microphone check."""
     return Prompt(
-        tag=Tag("d0", "mic_test"),
+        tag=Tag(phases.day(0), "mic_test"),
         seats=(),
         accepts=frozenset({AnswerKind.COUNT}),
         seat_count=most,

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from narrator.listen.engine import RATE, Endpointer, SpeechEngine
 from narrator.listen.mic import resample, to_pcm
 from narrator.listen.words import Heard, Lexicon, grammar, interpret, lexicon_for
+from narrator.rules import phases
 from narrator.rules.answers import AnswerKind, CountAnswer, YesNo
 from narrator.rules.prompts import Prompt, Tag, seat_prompt
 
@@ -107,10 +108,12 @@ NOMINATED = (3, 7, 10)
 def _prompts() -> dict[str, Prompt]:
     numbers = tuple(range(SEATS + 1))
     return {
-        "seat": seat_prompt(Tag("d1", "vote"), (), SEATS, range(1, SEATS + 1)),
-        "abstain": seat_prompt(Tag("d1", "vote"), (), SEATS, range(1, SEATS + 1), other="abstain"),
+        "seat": seat_prompt(Tag(phases.day(1), "vote"), (), SEATS, range(1, SEATS + 1)),
+        "abstain": seat_prompt(
+            Tag(phases.day(1), "vote"), (), SEATS, range(1, SEATS + 1), other="abstain"
+        ),
         "count": Prompt(
-            Tag("d1", "vote", 1),
+            Tag(phases.day(1), "vote", 1),
             (),
             frozenset({AnswerKind.COUNT}),
             SEATS,
@@ -119,7 +122,7 @@ def _prompts() -> dict[str, Prompt]:
             lambda answer: None,
         ),
         "yes_no": Prompt(
-            Tag("d1", "confirm"),
+            Tag(phases.day(1), "confirm"),
             (),
             frozenset({AnswerKind.YES_NO}),
             SEATS,
@@ -128,7 +131,7 @@ def _prompts() -> dict[str, Prompt]:
             lambda answer: None,
         ),
         "nominate": seat_prompt(
-            Tag("d1", "nominate", 1), (1,), SEATS, range(2, SEATS + 1), mark="nominate"
+            Tag(phases.day(1), "nominate", 1), (1,), SEATS, range(2, SEATS + 1), mark="nominate"
         ),
     }
 

@@ -22,13 +22,8 @@ from narrator.rules.answers import (
 from narrator.rules.chance import Chance
 from narrator.rules.errors import ConfigError
 from narrator.rules.frozen import quick_init
-from narrator.rules.prompts import (
-    Prompt,
-    Seat,
-    Tag,
-    phase_kind,
-    phase_number,
-)
+from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.prompts import Prompt, Seat, Tag
 
 
 @quick_init
@@ -153,17 +148,9 @@ class Say:
 @quick_init
 @dataclass(frozen=True)
 class Phase:
-    """A phase (``n1``, ``d1``) begins."""
+    """A phase (``night(1)``, ``day(1)``) begins."""
 
-    id: str
-
-    @property
-    def kind(self) -> Literal["night", "day", "other"]:
-        return phase_kind(self.id)
-
-    @property
-    def number(self) -> int | None:
-        return phase_number(self.id)
+    id: PhaseId
 
 
 @quick_init
@@ -318,7 +305,7 @@ class Eliminate:
     """A seat leaves the game; ``shown_role`` when its card is turned face up."""
 
     seat: Seat
-    phase: str
+    phase: PhaseId
     cause: str
     shown_role: str | None = None
 
@@ -338,7 +325,7 @@ Step = Say | Phase | Wake | Ask | Show | Sleep | DealCard | Timer | Eliminate | 
 @dataclass(frozen=True)
 class Outcome:
     winner: str | None
-    ended_at: str
+    ended_at: PhaseId
     reveal: Mapping[Seat, str] = field(default_factory=dict)
     sheriff: Seat | None = None
 
@@ -358,10 +345,11 @@ class PublicView:
 
     game: str
     players: int
-    phase: str
+    phase: PhaseId
     alive: tuple[Seat, ...]
     eliminated: tuple[tuple[Seat, str], ...]
     revealed: Mapping[Seat, str]
+    dawn: bool = False  # the line that ends the night is being said: «Утро» on the bar
 
 
 @quick_init
@@ -388,7 +376,7 @@ class Game:
         self.deal = deal
         self.script = script
         self.chance = chance
-        self.phase = "setup"
+        self.phase = SETUP
         self.eliminated: list[tuple[Seat, str]] = []
         self.revealed: dict[Seat, str] = {}
         self.sheriff: Seat | None = None  # who holds the badge now (alliance)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from narrator.rules import kit
+from narrator.rules import kit, phases
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import (
     NO_SEAT,
@@ -47,6 +47,7 @@ from narrator.rules.core import (
     decoy,
 )
 from narrator.rules.kit import Rules, around, first_in_turn, override_counts, window
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import (
     Prompt,
     Rule,
@@ -198,7 +199,7 @@ def vampires_prompt(
     """
     targets = [s for s in living if s not in vampires]
     rules = (_not_a_vampire(vampires), living_only(living))
-    return seat_prompt(Tag(f"n{night}", "vampires"), vampires, players, targets, *rules)
+    return seat_prompt(Tag(phases.night(night), "vampires"), vampires, players, targets, *rules)
 
 
 def witch_prompt(
@@ -215,13 +216,15 @@ def witch_prompt(
     """
     targets = [s for s in living if s != banned]
     rules = (living_only(living), kit.not_protected_again(banned, ": choose another player"))
-    tag = Tag(f"n{night}", "witch")
+    tag = Tag(phases.night(night), "witch")
     return seat_prompt(tag, (witch,), players, targets, *rules, other="none" if may_skip else None)
 
 
 def hunter_prompt(night: int, hunter: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """Another living player; repeating an earlier check is allowed."""
-    return living_seat_prompt(Tag(f"n{night}", "hunter"), hunter, living, players, none=False)
+    return living_seat_prompt(
+        Tag(phases.night(night), "hunter"), hunter, living, players, none=False
+    )
 
 
 def vote_prompt(
@@ -263,7 +266,7 @@ def game_script(deal: Deal, sw: HalloweenSwitches) -> Script:
     yield from pregame(table)
     night = 1
     while True:
-        yield Phase(f"n{night}")
+        yield Phase(phases.night(night))
         attack, protected = yield from night_of(table, night)
         table.banned = protected
         yield Say("halloween.morning", dawn=True)
@@ -271,21 +274,21 @@ def game_script(deal: Deal, sw: HalloweenSwitches) -> Script:
         if victim is None:
             yield Say("halloween.all_survived")
         else:
-            yield from leave(table, victim, f"n{night}", ATTACKED, "halloween.night_victim")
+            yield from leave(table, victim, phases.night(night), ATTACKED, "halloween.night_victim")
         winner = table.winner()
         if winner is not None:
-            outcome = yield from finish(table, winner, f"n{night}")
+            outcome = yield from finish(table, winner, phases.night(night))
             return outcome
 
-        yield Phase(f"d{night}")
+        yield Phase(phases.day(night))
         out = yield from day_of(table, night)
         if out is not None:
-            yield from leave(table, out, f"d{night}", VOTED, "halloween.voted_out")
+            yield from leave(table, out, phases.day(night), VOTED, "halloween.voted_out")
         winner = table.winner()
         if winner is None and night >= sw.cycle_limit:
             winner = DRAW
         if winner is not None:
-            outcome = yield from finish(table, winner, f"d{night}")
+            outcome = yield from finish(table, winner, phases.day(night))
             return outcome
         night += 1
 
@@ -324,7 +327,7 @@ def night_of(table: Table, night: int) -> Flow[tuple[Seat | None, Seat | None]]:
     face up, so the window hides nothing).
     """
     sw, players, living = table.sw, table.players, tuple(table.alive)
-    phase = f"n{night}"
+    phase = phases.night(night)
     yield Say("halloween.village_sleeps")
     if sw.silence_s > 0:
         yield Timer(Tag(phase, "silence"), sw.silence_s, warnings=())
@@ -364,7 +367,9 @@ def vampires_agree(
     """The vampires (meeting each other on night 1) agree on one target, or nobody."""
     if night == 1:
         yield Show(
-            Tag("n1", "vampires"), vampires, Secret.seats(vampires if len(vampires) > 1 else ())
+            Tag(phases.night(1), "vampires"),
+            vampires,
+            Secret.seats(vampires if len(vampires) > 1 else ()),
         )
     target = yield Ask(vampires_prompt(night, vampires, living, players))
     return target.seat if isinstance(target, SeatAnswer) else None
@@ -389,14 +394,14 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
     sw, players = table.sw, table.players
     discussion = "halloween.discussion_3min" if sw.discussion_s == SEED_DISCUSSION_S else None
     yield Say(discussion or "halloween.discussion")
-    yield Timer(Tag(f"d{day}", "discussion"), sw.discussion_s, expired="timer.time_up")
+    yield Timer(Tag(phases.day(day), "discussion"), sw.discussion_s, expired="timer.time_up")
     yield Say("halloween.vote_self_allowed" if sw.allow_self_vote else "halloween.vote")
 
     first = first_voter(table.first, table.alive, players)
     table.first = first
     order = voting_order(first, table.alive, players)
     living = tuple(table.alive)
-    votes = yield from vote_round(table, order, living, Tag(f"d{day}", "vote"))
+    votes = yield from vote_round(table, order, living, Tag(phases.day(day), "vote"))
     top = leaders(votes)
     if len(top) == 1:
         return top[0]
@@ -405,7 +410,7 @@ def day_of(table: Table, day: int) -> Flow[Seat | None]:
         return None
 
     yield Say("halloween.tie", {"seats": top})
-    votes = yield from vote_round(table, order, top, Tag(f"d{day}", "revote"))
+    votes = yield from vote_round(table, order, top, Tag(phases.day(day), "revote"))
     again = leaders(votes)
     if len(again) == 1:
         return again[0]
@@ -433,7 +438,7 @@ def vote_round(
     return votes
 
 
-def leave(table: Table, seat: Seat, phase: str, cause: str, line: str) -> Flow[None]:
+def leave(table: Table, seat: Seat, phase: PhaseId, cause: str, line: str) -> Flow[None]:
     """A player leaves and the card is turned face up (roles of the eliminated are public)."""
     role = table.role(seat)
     yield Say(line, {"seat": seat})
@@ -443,7 +448,7 @@ def leave(table: Table, seat: Seat, phase: str, cause: str, line: str) -> Flow[N
     return None
 
 
-def finish(table: Table, winner: str, phase: str) -> Script:
+def finish(table: Table, winner: str, phase: PhaseId) -> Script:
     """Announce the result and turn every card face up."""
     yield Say(win_line(winner, table.sw.cycle_limit))
     yield Say("halloween.reveal_all")

@@ -29,6 +29,7 @@ from narrator.rules import core, prompts
 from narrator.rules.answers import Answer, SeatAnswer
 from narrator.rules.core import Flow, Script, Switches
 from narrator.rules.errors import ConfigError
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Rule, Seat
 from narrator.rules.registry import check_players
 
@@ -340,7 +341,7 @@ def deal_cards(
 def reveal(
     cards: Sequence[str],
     winner: str,
-    phase: str,
+    phase: PhaseId,
     center: Sequence[str] = (),
     sheriff: Seat | None = None,
 ) -> Script:

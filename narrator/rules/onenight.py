@@ -14,6 +14,7 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
+from narrator.rules import phases
 from narrator.rules.answers import Answer, AnswerKind, CenterAnswer, Nobody, SeatAnswer
 from narrator.rules.core import (
     NO_SEAT,
@@ -163,14 +164,16 @@ def _high_inquisitor_prompt(
     options = (*others, *(str(CenterAnswer(cards)) for cards in centre), "none")
     check = all_of(not_self(seat), _centre_rule(seer_center_count, center_cards))
     accepts = frozenset({AnswerKind.SEAT, AnswerKind.CENTER, AnswerKind.NOBODY})
-    tag = Tag("n1", "high_inquisitor")
+    tag = Tag(phases.night(1), "high_inquisitor")
     return Prompt(tag, (seat,), accepts, players, Nobody(), options, check)
 
 
 @remembered
 def spirit_prompt(seat: Seat, players: int) -> Prompt:
     """Another player to swap cards with, or nobody."""
-    return living_seat_prompt(Tag("n1", "spirit"), seat, range(1, players + 1), players, none=True)
+    return living_seat_prompt(
+        Tag(phases.night(1), "spirit"), seat, range(1, players + 1), players, none=True
+    )
 
 
 def lone_wolf_prompt(seat: Seat, players: int, sw: OneNightSwitches) -> Prompt:
@@ -183,7 +186,9 @@ def _lone_wolf_prompt(seat: Seat, players: int, center_cards: int) -> Prompt:
     options = (*(f"center {c}" for c in range(1, center_cards + 1)), "none")
     accepts = frozenset({AnswerKind.CENTER, AnswerKind.NOBODY})
     check = _centre_rule(1, center_cards)
-    return Prompt(Tag("n1", "werewolves"), (seat,), accepts, players, Nobody(), options, check)
+    return Prompt(
+        Tag(phases.night(1), "werewolves"), (seat,), accepts, players, Nobody(), options, check
+    )
 
 
 def vote_prompt(voter: Seat, players: int, sw: OneNightSwitches) -> Prompt:
@@ -195,7 +200,9 @@ def vote_prompt(voter: Seat, players: int, sw: OneNightSwitches) -> Prompt:
 def _vote_prompt(voter: Seat, players: int, allow_self_vote: bool) -> Prompt:
     targets = [s for s in range(1, players + 1) if allow_self_vote or s != voter]
     rules = () if allow_self_vote else (no_self_vote(voter),)
-    return seat_prompt(Tag("d1", "vote", voter), (voter,), players, targets, *rules, other=None)
+    return seat_prompt(
+        Tag(phases.day(1), "vote", voter), (voter,), players, targets, *rules, other=None
+    )
 
 
 # --- the script ---------------------------------------------------------------------
@@ -214,7 +221,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield Say("onenight.intro", {"players": players, "center": sw.center_cards})
     yield from deal_cards(cards)
 
-    yield Phase("n1")
+    yield Phase(phases.night(1))
     yield Say("onenight.night")
     # Every window runs in full, its card dealt or in the centre.  The high inquisitor
     # acts on the initial deal: nothing has moved yet.
@@ -223,7 +230,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield from window(
         ("onenight.hi_wake", _centre_text(sw.seer_center_count)),
         Wake(
-            Tag("n1", "high_inquisitor"),
+            Tag(phases.night(1), "high_inquisitor"),
             sw.window_s,
             inquisitors,
             decoy=decoy(high_inquisitor_prompt(NO_SEAT, players, sw), shows=deck),
@@ -238,7 +245,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
             "onenight.wolves_hint_peek" if sw.lone_wolf_peek else "onenight.wolves_hint",
         ),
         Wake(
-            Tag("n1", "werewolves"),
+            Tag(phases.night(1), "werewolves"),
             sw.window_s,
             wolves,
             decoy=decoy(lone_wolf_prompt(NO_SEAT, players, sw), shows=deck)
@@ -252,7 +259,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield from window(
         ("onenight.spirit_wake", "onenight.spirit_hint"),
         Wake(
-            Tag("n1", "spirit"),
+            Tag(phases.night(1), "spirit"),
             sw.window_s,
             spirits,
             decoy=decoy(spirit_prompt(NO_SEAT, players), shows=deck),
@@ -261,10 +268,10 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
         swap(spirits, cards, players),
     )
 
-    yield Phase("d1")
+    yield Phase(phases.day(1))
     yield Say("onenight.morning", dawn=True)
     yield Say("onenight.discussion")
-    yield Timer(Tag("d1", "discussion"), sw.discussion_s, expired="timer.time_up")
+    yield Timer(Tag(phases.day(1), "discussion"), sw.discussion_s, expired="timer.time_up")
     yield Say("onenight.vote_time")
     yield Say("onenight.vote_count")
     yield Say("onenight.vote_enter")
@@ -283,12 +290,12 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     else:
         yield Say("onenight.burn_tie", {"seats": burned})
     for seat in burned:
-        yield Eliminate(seat, "d1", "burned")
+        yield Eliminate(seat, phases.day(1), "burned")
 
     yield Say("onenight.reveal_all")
     winner = winner_of(cards, burned)
     yield Say(win_line(winner, WEREWOLF in cards))
-    outcome = yield from reveal(cards, winner, "d1", center)
+    outcome = yield from reveal(cards, winner, phases.day(1), center)
     return outcome
 
 
@@ -296,7 +303,7 @@ def inquire(
     inquisitors: Sequence[Seat], cards: Sequence[str], center: Sequence[str], sw: OneNightSwitches
 ) -> Flow[None]:
     """The high inquisitor sees one player's card or centre cards."""
-    tag = Tag("n1", "high_inquisitor")
+    tag = Tag(phases.night(1), "high_inquisitor")
     for seat in inquisitors:
         seen = yield Ask(high_inquisitor_prompt(seat, len(cards), sw))
         if isinstance(seen, SeatAnswer):
@@ -310,7 +317,7 @@ def wolves_meet(
     wolves: tuple[Seat, ...], center: Sequence[str], players: int, sw: OneNightSwitches
 ) -> Flow[None]:
     """The werewolves see each other; a lone one may peek at a centre card."""
-    tag = Tag("n1", "werewolves")
+    tag = Tag(phases.night(1), "werewolves")
     if wolves:
         yield Show(tag, wolves, Secret.seats(wolves if len(wolves) > 1 else ()))
     if sw.lone_wolf_peek and len(wolves) == 1:
@@ -326,7 +333,7 @@ def swap(spirits: Sequence[Seat], cards: list[str], players: int) -> Flow[None]:
         other = yield Ask(spirit_prompt(seat, players))
         if isinstance(other, SeatAnswer):
             cards[seat - 1], cards[other.seat - 1] = cards[other.seat - 1], cards[seat - 1]
-            yield Show(Tag("n1", "spirit"), (seat,), Secret.roles(cards[seat - 1]))
+            yield Show(Tag(phases.night(1), "spirit"), (seat,), Secret.roles(cards[seat - 1]))
     return None
 
 

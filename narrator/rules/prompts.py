@@ -6,7 +6,6 @@ A prompt is pure data with its rules; nothing here does I/O.  Seats are numbers 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -23,36 +22,9 @@ from narrator.rules.answers import (
 )
 from narrator.rules.errors import IllegalAction
 from narrator.rules.frozen import quick_init
+from narrator.rules.phases import PhaseId
 
 Seat = int
-
-
-def night(number: int) -> str:
-    """The id of night ``number`` (``n0`` is sport mafia's card night)."""
-    return f"n{number}"
-
-
-def day(number: int) -> str:
-    return f"d{number}"
-
-
-_PHASE = re.compile(r"([nd])(\d+)")
-
-
-@functools.lru_cache(maxsize=1024)  # a handful of phases per game, asked at every prompt
-def phase_kind(phase: str) -> Literal["night", "day", "other"]:
-    """``n3`` is a night, ``d2`` a day; anything else (``setup``, ``deal``) neither."""
-    match = _PHASE.fullmatch(phase)
-    if match is None:
-        return "other"
-    return "night" if match.group(1) == "n" else "day"
-
-
-@functools.lru_cache(maxsize=1024)
-def phase_number(phase: str) -> int | None:
-    """The number of a night or a day (``n3`` → 3); None for other phases."""
-    match = _PHASE.fullmatch(phase)
-    return int(match.group(2)) if match is not None else None
 
 
 class Channel(StrEnum):
@@ -73,7 +45,7 @@ class Tag:
     ``about`` is the voter, speaker or candidate the prompt is about.
     """
 
-    phase: str
+    phase: PhaseId
     action: str
     about: Seat | None = None
 
@@ -84,7 +56,7 @@ class Tag:
 
     @property
     def by_night(self) -> bool:
-        return phase_kind(self.phase) == "night"
+        return self.phase.by_night
 
     def __str__(self) -> str:
         return self.id
@@ -140,7 +112,7 @@ class Prompt:
 
     def __post_init__(self) -> None:
         if not self.channels:  # still being made: its own dict, not the frozen setattr
-            night = phase_kind(self.tag.phase) == "night"  # default_channels, inlined
+            night = self.tag.phase.by_night  # default_channels, inlined
             self.__dict__["channels"] = _NIGHT_CHANNELS if night else _DAY_CHANNELS
 
     @property

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from narrator.rules import kit
+from narrator.rules import kit, phases
 from narrator.rules.answers import (
     Answer,
     AnswerKind,
@@ -44,6 +44,7 @@ from narrator.rules.core import (
 )
 from narrator.rules.errors import ConfigError
 from narrator.rules.kit import Rules, around, first_in_turn, window
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import (
     Channel,
     Prompt,
@@ -203,7 +204,7 @@ def shoot_prompt(
         accepts.add(AnswerKind.PRESSES)
         options += [" ".join(["presses", *[str(s)] * count]) for s in living[:1]]
     return Prompt(
-        tag=Tag(f"n{night}", "shoot"),
+        tag=Tag(phases.night(night), "shoot"),
         seats=tuple(shooters),
         accepts=frozenset(accepts),
         seat_count=SEATS,
@@ -272,21 +273,21 @@ class Table(kit.Table[SportMafiaSwitches]):
 def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
     table = Table(deal.seats, sw)
 
-    yield Phase("n0")
+    yield Phase(phases.night(0))
     yield Say("sport.night_falls")
     yield from kit.deal_cards(table.roles, "sport.take_card", start=None, done=None)
     yield Say("sport.night_goes_on")
     black = table.seats_with(MAFIA, DON)
     yield from window(
         "sport.mafia_wake",
-        Wake(Tag("n0", "mafia"), sw.meeting_s, black),
+        Wake(Tag(phases.night(0), "mafia"), sw.meeting_s, black),
         "sport.mafia_sleep",
-        kit.steps(Show(Tag("n0", "mafia"), black, Secret.seats(black))),
+        kit.steps(Show(Tag(phases.night(0), "mafia"), black, Secret.seats(black))),
     )
     if sw.night0_sheriff_call:
         yield from window(
             "sport.sheriff_look",
-            Wake(Tag("n0", "sheriff"), sw.check_s, table.seats_with(SHERIFF)),
+            Wake(Tag(phases.night(0), "sheriff"), sw.check_s, table.seats_with(SHERIFF)),
             "sport.sheriff_look_sleep",
             kit.steps(),
         )
@@ -294,7 +295,7 @@ def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
     day = 1
     shot: Seat | None = None
     while True:
-        phase = f"d{day}"
+        phase = phases.day(day)
         yield Phase(phase)
         if day == 1:
             yield Say("sport.day_one", dawn=True)
@@ -309,7 +310,7 @@ def game_script(deal: Deal, sw: SportMafiaSwitches) -> Script:
         day += 1
 
 
-def finish(table: Table, winner: str, phase: str) -> Script:
+def finish(table: Table, winner: str, phase: PhaseId) -> Script:
     yield Say(f"sport.win_{winner}")
     outcome = yield from kit.reveal(table.roles, winner, phase)
     return outcome
@@ -322,10 +323,10 @@ def morning(table: Table, shot: Seat | None, night: int) -> Flow[Outcome | None]
         return None
     yield Say("sport.bad_morning", {"seat": shot})
     table.alive.remove(shot)
-    yield Eliminate(shot, f"n{night}", "shot")
+    yield Eliminate(shot, phases.night(night), "shot")
     winner = table.winner()
     if winner is not None:
-        outcome = yield from finish(table, winner, f"d{night + 1}")
+        outcome = yield from finish(table, winner, phases.day(night + 1))
         return outcome
     yield from last_words(table, [shot], night + 1)
     return None
@@ -334,7 +335,9 @@ def morning(table: Table, shot: Seat | None, night: int) -> Flow[Outcome | None]
 def last_words(table: Table, seats: Sequence[Seat], day: int) -> Flow[None]:
     for seat in seats:
         yield Say("sport.last_word", {"seat": seat})
-        yield Timer(Tag(f"d{day}", "last_word", seat), table.sw.last_word_s, seat, TEN_SECONDS_LEFT)
+        yield Timer(
+            Tag(phases.day(day), "last_word", seat), table.sw.last_word_s, seat, TEN_SECONDS_LEFT
+        )
     return None
 
 
@@ -347,7 +350,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
     for speaker in speaking_order(first, table.alive):
         yield Say("sport.floor", {"seat": speaker})
         prompt = _seat_prompt(
-            Tag(f"d{day}", "nominate", speaker),
+            Tag(phases.day(day), "nominate", speaker),
             speaker,
             tuple(table.alive),
             allow_self=sw.allow_self_nomination,
@@ -355,7 +358,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
             mark="nominate",  # said inside one's speech: «я выставляю игрока номер …»
         )
         answer = yield Timer(
-            Tag(f"d{day}", "speech", speaker),
+            Tag(phases.day(day), "speech", speaker),
             sw.speech_s,
             speaker,
             TEN_SECONDS_LEFT,
@@ -392,7 +395,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
             # «тридцать секунд» is true only for the seed's length; else no number is said
             line = "sport.defence" if sw.defence_s == SEED_DEFENCE_S else "sport.defence_any"
             yield Say(line, {"seat": seat})
-            defence = Tag(f"d{day}", f"defence{suffix}", seat)
+            defence = Tag(phases.day(day), f"defence{suffix}", seat)
             yield Timer(defence, sw.defence_s, seat, TEN_SECONDS_LEFT)
         tally = yield from hand_vote(table, list(top), day, f"revote{suffix}")
         again = leaders(tally)
@@ -406,7 +409,7 @@ def day_of(table: Table, day: int) -> Flow[Outcome | None]:
             top = again
             continue
         yield Say("sport.all_leave_question")
-        hands = yield Ask(count_prompt(Tag(f"d{day}", "all_leave"), len(table.alive)))
+        hands = yield Ask(count_prompt(Tag(phases.day(day), "all_leave"), len(table.alive)))
         count = hands.count if isinstance(hands, CountAnswer) else 0
         if not all_leave(count, len(table.alive)):
             yield Say("sport.all_stay")
@@ -431,7 +434,7 @@ def hand_vote(
             yield Say("sport.rest_of_hands", {"seat": seat, "count": left})
             break
         yield Say("sport.who_is_for", {"seat": seat})
-        hands = yield Ask(count_prompt(Tag(f"d{day}", action, seat), left))
+        hands = yield Ask(count_prompt(Tag(phases.day(day), action, seat), left))
         tally[seat] = hands.count if isinstance(hands, CountAnswer) else 0
     return tally
 
@@ -441,10 +444,10 @@ def leave(table: Table, seats: Sequence[Seat], day: int, cause: str) -> Flow[Out
     for seat in sorted(seats):
         yield Say("sport.leaves", {"seat": seat})
         table.alive.remove(seat)
-        yield Eliminate(seat, f"d{day}", cause)
+        yield Eliminate(seat, phases.day(day), cause)
     winner = table.winner()
     if winner is not None:
-        outcome = yield from finish(table, winner, f"d{day}")
+        outcome = yield from finish(table, winner, phases.day(day))
         return outcome
     yield from last_words(table, sorted(seats), day)
     return None
@@ -454,14 +457,18 @@ def night_of(table: Table, night: int) -> Flow[Seat | None]:
     """Shooting, the Don's and the Sheriff's checks; returns the seat hit, if any."""
     sw = table.sw
     living = tuple(table.alive)
-    yield Phase(f"n{night}")
+    yield Phase(phases.night(night))
     yield Say("sport.night_falls")
     shooters = table.living_black()
     cues = tuple(Say("sport.number", {"seat": seat}) for seat in living)
     shots = yield from window(
         "sport.mafia_walks",
         Wake(
-            Tag(f"n{night}", "shoot"), sw.shot_call_s * len(living), shooters, cues, sw.shot_call_s
+            Tag(phases.night(night), "shoot"),
+            sw.shot_call_s * len(living),
+            shooters,
+            cues,
+            sw.shot_call_s,
         ),
         "sport.mafia_thanks",
         kit.ask(shoot_prompt(night, shooters, living, sw.shooting == "call")),
@@ -478,7 +485,7 @@ def role_check(
     table: Table, night: int, role: str, lines: tuple[str, str], token: Callable[[str], str]
 ) -> Flow[None]:
     """The Don or the Sheriff checks one player; a dead one is called with a full pause."""
-    tag = Tag(f"n{night}", role)
+    tag = Tag(phases.night(night), role)
     living = tuple(table.alive)
     yield from kit.check_call(
         lines,

@@ -28,11 +28,10 @@ from textual.widgets import Digits, ProgressBar, Static
 
 from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live
 from narrator.rules.core import PublicView
-from narrator.rules.prompts import phase_kind
 from narrator.screen.keys import STOP_GRACE_S, PausableClock, TuiKeys
 from narrator.screen.remembered import SetupChoice, SetupValues
 from narrator.screen.setup import SetupScreen
-from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
+from narrator.voice.catalog import DAWN, Catalog, load_catalog, phase_in_words
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 # The fixed rows of the table page: phase bar, narrator line, seat ring, and the log's
@@ -497,7 +496,7 @@ class TableApp(App[int]):
         self._follow_log()
 
     def show_table(self, view: PublicView, speaker: int | None) -> None:
-        self.night = phase_kind(view.phase) == "night"
+        self.night = view.phase.by_night and not view.dawn
         alive = set(view.alive)
         seats = []
         for seat in range(1, view.players + 1):
@@ -509,7 +508,9 @@ class TableApp(App[int]):
                 seats.append(f" ✗{seat} ")
         self.ring_text = "  ".join(seats)
         self.query_one("#table", Static).update(self.ring_text)
-        self.phase_text = self.t("tui.phase", phase=phase_in_words(self.catalog, view.phase))
+        self.phase_text = self.t(
+            "tui.phase", phase=phase_in_words(self.catalog, DAWN if view.dawn else view.phase)
+        )
         if not self.clock.paused and not self.ended:
             self.query_one("#phase", Static).update(self.phase_text)
         self._fit()

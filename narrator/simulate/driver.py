@@ -38,7 +38,8 @@ from narrator.rules.core import (
     Wake,
 )
 from narrator.rules.errors import NarratorError
-from narrator.rules.prompts import Prompt, Seat, Tag, phase_kind, phase_number
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt, Seat, Tag
 
 
 class IllegalPolicy(RuntimeError):
@@ -63,7 +64,7 @@ class Players(Protocol):
 
     def talk(self, timer: Timer, alive: tuple[Seat, ...]) -> None: ...
 
-    def phase(self, phase: str) -> None: ...
+    def phase(self, phase: PhaseId) -> None: ...
 
     def said(self, step: Say) -> None: ...
 
@@ -120,13 +121,11 @@ class _Count:
     def result(self, winner: str | None) -> GameResult:
         return GameResult(winner, self.nights, self.days, tuple(self.causes))
 
-    def phase(self, phase: str) -> None:
-        period = phase_kind(phase)
-        if period == "night":
-            number = phase_number(phase) or 0
-            self.nights += number > 0
-            self.last_night = number >= NIGHT_LIMIT
-        elif period == "day":
+    def phase(self, phase: PhaseId) -> None:
+        if phase.kind == "night":
+            self.nights += phase.number > 0
+            self.last_night = phase.number >= NIGHT_LIMIT
+        elif phase.kind == "day":
             self.days += 1
 
     def eliminated(self, step: Eliminate) -> None:

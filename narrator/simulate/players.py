@@ -10,6 +10,7 @@ import random
 
 from narrator.rules.answers import Answer
 from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Seat, Tag
 
 
@@ -25,7 +26,7 @@ class Unwatching:
     def talk(self, timer: Timer, alive: tuple[Seat, ...]) -> None:
         """Nobody says anything the simulation counts."""
 
-    def phase(self, phase: str) -> None:
+    def phase(self, phase: PhaseId) -> None:
         """Not followed."""
 
     def said(self, step: Say) -> None:

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from narrator.rules.core import Param, RoleName
 from narrator.rules.errors import ConfigError
-from narrator.rules.prompts import phase_kind, phase_number
+from narrator.rules.phases import PhaseId
 
 LANGUAGES = ("ru", "en")
 
@@ -124,14 +124,17 @@ def load_words(lang: str) -> dict[str, str]:
     return _flatten(tomllib.loads(brought[lang].read_text("utf-8")))
 
 
-DAWN = "dawn"  # not a phase of the rules: the bar's name for the line that ends a night
+DAWN: Literal["dawn"] = "dawn"  # not a phase of the rules: the line that ends a night
 
 
-def phase_in_words(catalog: Catalog, phase: str) -> str:
-    """«Ночь 2», «День 1», «Раздача», «Утро»: a phase as the table names it, never an id."""
+def phase_in_words(catalog: Catalog, phase: PhaseId | Literal["dawn"]) -> str:
+    """«Ночь 2», «День 1», «Раздача», «Утро»: a phase as the table names it, never an id.
+
+    The one place a phase is put into words: the status bar, the end screen, the list of
+    unfinished games and the picture all say it so.
+    """
     if phase == DAWN:
         return catalog.text("tui.phase_dawn")
-    number, kind = phase_number(phase), phase_kind(phase)
-    if number is not None and kind != "other":
-        return catalog.text(f"screen.{kind}", {"number": number})
+    if phase.of_the_rules:
+        return catalog.text(f"screen.{phase.kind}", {"number": phase.number})
     return catalog.text("tui.phase_setup")

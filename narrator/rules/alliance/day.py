@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from narrator.rules import phases
 from narrator.rules.alliance.deaths import announce_night, fall, settle
 from narrator.rules.alliance.election import ballot, drawn, election
 from narrator.rules.alliance.prompts import explode_now, order_prompt, white_wolf_prompt
@@ -22,7 +23,7 @@ from narrator.rules.prompts import Tag
 
 def day_of(table: Table, day: int, pending: list[Death]) -> Flow[Outcome | None]:
     """Election (day 1 or postponed), deaths, speeches, exile; the Outcome if the game ends."""
-    yield Phase(f"d{day}")
+    yield Phase(phases.day(day))
     table.fallen_today = []
     yield Say("alliance.dawn_election" if day == 1 else "alliance.dawn", dawn=True)
     if table.election != OVER:
@@ -54,12 +55,12 @@ def explosion(
     """
     wolf = boom.wolf
     yield Say("alliance.exploded", {"seat": wolf})
-    batch = yield from fall(table, [Death(wolf, f"d{day}", EXPLODED, False)])
+    batch = yield from fall(table, [Death(wolf, phases.day(day), EXPLODED, False)])
     if table.sw.white_wolf_king:
         answer = yield Ask(white_wolf_prompt(day, wolf, tuple(table.alive), table.players))
         if isinstance(answer, SeatAnswer):
             yield Say("alliance.white_wolf_takes", {"seat": answer.seat})
-            taken = yield from fall(table, [Death(answer.seat, f"d{day}", WOLVES, False)])
+            taken = yield from fall(table, [Death(answer.seat, phases.day(day), WOLVES, False)])
             batch.extend(taken)
     if pending is not None:
         if table.election == POSTPONED:
@@ -96,12 +97,12 @@ def speeches(table: Table, day: int) -> Flow[ExplodeAnswer | None]:
         anchor, step = yield from drawn(f"d{day}.order_drawn", living, table.players)
         order = speaking_order(anchor, step, living, table.players, None, anchor_speaks_first=True)
     yield Say("alliance.order_up" if step == UP else "alliance.order_down", {"seat": order[0]})
-    explode = Tag(f"d{day}", "speeches.explode")
+    explode = Tag(phases.day(day), "speeches.explode")
     for seat in order:
         line = "alliance.sheriff_floor" if seat == table.sheriff else "alliance.floor"
         yield Say(line, {"seat": seat})
         speech = yield Timer(
-            Tag(f"d{day}", "speech", seat),
+            Tag(phases.day(day), "speech", seat),
             table.sw.speech_s,
             seat,
             interrupt=explode_now(table, explode, seat, ()),
@@ -125,7 +126,7 @@ def exile(table: Table, day: int) -> Flow[Outcome | None]:
         yield Say("alliance.pk", {"seats": top})
         for seat in top:
             yield Say("alliance.pk_floor", {"seat": seat})
-            yield Timer(Tag(f"d{day}", "pk", seat), table.sw.pk_speech_s, seat)
+            yield Timer(Tag(phases.day(day), "pk", seat), table.sw.pk_speech_s, seat)
         yield Say("alliance.pk_vote_call", {"seats": top})
         voters = tuple(s for s in living if s not in top)
         votes = yield from ballot(table, day, "pk_vote", voters, top, "revote", allow_self)
@@ -136,6 +137,6 @@ def exile(table: Table, day: int) -> Flow[Outcome | None]:
             return None
     exiled = top[0]
     yield Say("alliance.exiled", {"seat": exiled})
-    batch = yield from fall(table, [Death(exiled, f"d{day}", EXILED, True)])
+    batch = yield from fall(table, [Death(exiled, phases.day(day), EXILED, True)])
     outcome = yield from settle(table, day, batch)
     return outcome

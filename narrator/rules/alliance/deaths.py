@@ -17,13 +17,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from narrator.rules import kit
+from narrator.rules import kit, phases
 from narrator.rules.alliance.prompts import badge_prompt, hunter_prompt, no_shot_prompt
 from narrator.rules.alliance.resolution import may_shoot
 from narrator.rules.alliance.roles import EXPLODED, HUNTER, LOVE, SHOT, WEREWOLF
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import Badge, Eliminate, Flow, Outcome, Say, Timer
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Seat, Tag, remembered
 
 
@@ -86,7 +87,7 @@ def aftermath(
     """
     if not batch:
         return None
-    outcome = yield from check(table, f"d{day}")
+    outcome = yield from check(table, phases.day(day))
     if outcome is not None:
         return outcome
     if table.sheriff is not None and table.sheriff not in table.alive:
@@ -104,7 +105,7 @@ def aftermath(
         None,
     )
     yield Say("alliance.ability")
-    tag = table.once_more(f"d{day}", "ability", batch[0].seat)
+    tag = table.once_more(phases.day(day), "ability", batch[0].seat)
     prompt = (
         _hunter_pause(day, hunter.seat, tuple(table.alive), table.players)
         if hunter is not None
@@ -114,7 +115,7 @@ def aftermath(
     if hunter is None or not isinstance(answer, SeatAnswer):
         return None
     yield Say("alliance.hunter_shot", {"hunter": hunter.seat, "seat": answer.seat})
-    shot = yield from fall(table, [Death(answer.seat, f"d{day}", SHOT, hunter.words)])
+    shot = yield from fall(table, [Death(answer.seat, phases.day(day), SHOT, hunter.words)])
     outcome = yield from aftermath(table, day, shot, words, pause=False)
     return outcome
 
@@ -133,7 +134,7 @@ def badge(table: Table, day: int) -> Flow[None]:
     """The dead sheriff passes the badge to a living player or destroys it (4.7-2)."""
     sheriff = table.sheriff
     assert sheriff is not None
-    tag = table.once_more(f"d{day}", "badge", sheriff)
+    tag = table.once_more(phases.day(day), "badge", sheriff)
     yield Say("alliance.badge_call")
     answer = yield Timer(
         tag,
@@ -157,11 +158,11 @@ def badge(table: Table, day: int) -> Flow[None]:
 def last_words(table: Table, day: int, seats: Sequence[Seat]) -> Flow[None]:
     for seat in seats:
         yield Say("alliance.last_words", {"seat": seat})
-        yield Timer(Tag(f"d{day}", "last_word", seat), table.sw.last_words_s, seat)
+        yield Timer(Tag(phases.day(day), "last_word", seat), table.sw.last_words_s, seat)
     return None
 
 
-def check(table: Table, phase: str) -> Flow[Outcome | None]:
+def check(table: Table, phase: PhaseId) -> Flow[Outcome | None]:
     """The win check; when it holds, the winner is named and every card revealed."""
     winner = table.winner()
     if winner is None:

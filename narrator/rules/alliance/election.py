@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from narrator.rules import phases
 from narrator.rules.alliance.prompts import (
     candidates_prompt,
     choice_vote_prompt,
@@ -112,11 +113,11 @@ def campaign(
     The speeches after a tie are a part of their own (``d<k>.election_again.explode``):
     every tied candidate spoke once before, and an answer ``W S`` must name one moment.
     """
-    explode = Tag(f"d{day}", f"{part}.explode")
+    explode = Tag(phases.day(day), f"{part}.explode")
     for seat in order:
         yield Say("alliance.candidate_floor", {"seat": seat})
         speech = yield Timer(
-            Tag(f"d{day}", action, seat),
+            Tag(phases.day(day), action, seat),
             table.sw.election_speech_s,
             seat,
             interrupt=explode_now(table, explode, seat, pending),
@@ -152,7 +153,7 @@ def ballot(
     """Each voter in turn names one of ``choices`` or abstains (see :func:`choice_vote_prompt`)."""
     votes: dict[Seat, Seat | None] = {}
     for voter in voters:
-        tag = Tag(f"d{day}", action, voter)
+        tag = Tag(phases.day(day), action, voter)
         prompt = choice_vote_prompt(
             tag, voter, voters, choices, table.players, outside=outside, allow_self=allow_self
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from narrator.rules import kit
+from narrator.rules import kit, phases
 from narrator.rules.alliance.prompts import (
     cupid_prompt,
     guard_prompt,
@@ -39,7 +39,7 @@ from narrator.rules.prompts import Prompt, Seat, Tag
 
 def night_of(table: Table, night: int) -> Flow[list[Death]]:
     """Every call of the night in order; the deaths it causes, announced at dawn."""
-    yield Phase(f"n{night}")
+    yield Phase(phases.night(night))
     yield Say("alliance.night_falls")
     if night == 1 and table.seats_with(CUPID):
         yield from cupid_call(table)
@@ -49,7 +49,7 @@ def night_of(table: Table, night: int) -> Flow[list[Death]]:
     yield from seer_call(table, night)
     yield from hunter_call(table, night, poisoned)
     deaths = night_deaths(victim, guarded, saved, poisoned, table.lovers)
-    return [Death(seat, f"n{night}", cause, night == 1) for seat, cause in deaths]
+    return [Death(seat, phases.night(night), cause, night == 1) for seat, cause in deaths]
 
 
 def cupid_call(table: Table) -> Flow[None]:
@@ -62,12 +62,12 @@ def cupid_call(table: Table) -> Flow[None]:
     awake = table.living_with(CUPID)
     pair = yield from window(
         "alliance.cupid_wake",
-        Wake(Tag("n1", "cupid"), sw.window(sw.cupid_s), awake),
+        Wake(Tag(phases.night(1), "cupid"), sw.window(sw.cupid_s), awake),
         "alliance.cupid_sleep",
         choose_lovers(table, awake, (default[0], default[1])),
     )
     table.lovers = pair
-    lovers = Tag("n1", "lovers")
+    lovers = Tag(phases.night(1), "lovers")
     yield from window(
         "alliance.lovers_wake",
         Wake(lovers, sw.window(sw.lovers_s), pair),
@@ -92,12 +92,10 @@ def choose_lovers(
 
 
 def guard_call(table: Table, night: int) -> Flow[Seat | None]:
-    sw = table.sw
-    guarded = yield from kit.role_call(
-        ("alliance.guard_wake", "alliance.guard_sleep"),
-        Tag(f"n{night}", "guard"),
-        sw.window(sw.guard_s),
-        table.called(GUARD, sw.call_dead_roles),
+    guarded = yield from table.call(
+        GUARD,
+        Tag(phases.night(night), "guard"),
+        table.sw.guard_s,
         lambda awake: protect(table, night, awake),
         decoy(guard_prompt(night, NO_SEAT, tuple(table.alive), None, table.players)),
     )
@@ -122,7 +120,7 @@ def wolves_call(table: Table, night: int) -> Flow[Seat | None]:
     victim = yield from window(
         "alliance.wolves_wake_first" if first else "alliance.wolves_wake",
         Wake(
-            Tag(f"n{night}", "wolves"),
+            Tag(phases.night(night), "wolves"),
             sw.window(sw.wolves_first_s if first else sw.wolves_s),
             wolves,
             meet=first,  # «Оборотни, проснитесь и узнайте друг друга» (RULES.md 4.4)
@@ -142,12 +140,10 @@ def hunt(table: Table, night: int, wolves: Sequence[Seat]) -> Flow[Seat | None]:
 
 def witch_call(table: Table, night: int, victim: Seat | None) -> Flow[tuple[bool, Seat | None]]:
     """One window, the victim on screen while the antidote lasts, save first (4.4)."""
-    sw = table.sw
-    potions = yield from kit.role_call(
-        ("alliance.witch_wake", "alliance.witch_sleep"),
-        Tag(f"n{night}", "witch_save"),
-        sw.window(sw.witch_s),
-        table.called(WITCH, sw.call_dead_roles),
+    potions = yield from table.call(
+        WITCH,
+        Tag(phases.night(night), "witch_save"),
+        table.sw.witch_s,
         lambda awake: brew(table, night, awake, victim),
         Decoy(witch_questions(table, night)),
     )
@@ -179,7 +175,7 @@ def brew(
 ) -> Flow[tuple[bool, Seat | None]]:
     """The witch's window is named by its first prompt, and so is the victim shown in it."""
     sw = table.sw
-    tag = Tag(f"n{night}", "witch_save")
+    tag = Tag(phases.night(night), "witch_save")
     saved, poisoned = False, None
     for witch in awake:
         if table.antidote or sw.witch_sees_victim_after_antidote:
@@ -214,7 +210,7 @@ def seer_call(table: Table, night: int) -> Flow[None]:
     sw, living = table.sw, tuple(table.alive)
     yield from kit.check_call(
         ("alliance.seer_wake", "alliance.seer_sleep"),
-        Tag(f"n{night}", "seer"),
+        Tag(phases.night(night), "seer"),
         sw.window(sw.seer_s),
         table.called(SEER, sw.call_dead_roles),
         prompt=lambda seer: seer_prompt(night, seer, living, table.players),
@@ -227,7 +223,7 @@ def seer_call(table: Table, night: int) -> Flow[None]:
 def hunter_call(table: Table, night: int, poisoned: Seat | None) -> Flow[None]:
     """The shooting status: «не можешь стрелять» exactly when poisoned tonight (4.4)."""
     sw = table.sw
-    tag = Tag(f"n{night}", "hunter")
+    tag = Tag(phases.night(night), "hunter")
 
     def status(awake: tuple[Seat, ...]) -> Flow[None]:
         for hunter in awake:
@@ -236,11 +232,5 @@ def hunter_call(table: Table, night: int, poisoned: Seat | None) -> Flow[None]:
             )
         return None
 
-    yield from kit.role_call(
-        ("alliance.hunter_wake", "alliance.hunter_sleep"),
-        tag,
-        sw.window(sw.hunter_status_s),
-        table.called(HUNTER, sw.call_dead_roles) if sw.hunter_status_call else None,
-        status,
-    )
+    yield from table.call(HUNTER, tag, sw.hunter_status_s, status, wanted=sw.hunter_status_call)
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from narrator.rules import phases
 from narrator.rules.alliance.roles import UP, WEREWOLF
 from narrator.rules.alliance.table import Death, Table
 from narrator.rules.answers import (
@@ -48,7 +49,13 @@ def cupid_prompt(cupid: Seat, players: int, default: tuple[Seat, Seat]) -> Promp
     pairs = tuple(f"{a} {b}" for a, b in itertools.combinations(range(1, players + 1), 2))
     accepts = frozenset({AnswerKind.SEATS})
     return Prompt(
-        Tag("n1", "cupid"), (cupid,), accepts, players, SeatsAnswer(default), pairs, check
+        Tag(phases.night(1), "cupid"),
+        (cupid,),
+        accepts,
+        players,
+        SeatsAnswer(default),
+        pairs,
+        check,
     )
 
 
@@ -58,14 +65,16 @@ def guard_prompt(
     """Protect a living seat (oneself too) or skip; never last night's seat (4.4)."""
     choices = [s for s in living if s != last]
     rules = (living_only(living), not_protected_again(last))
-    return seat_prompt(Tag(f"n{night}", "guard"), (guard,), players, choices, *rules)
+    return seat_prompt(Tag(phases.night(night), "guard"), (guard,), players, choices, *rules)
 
 
 def wolves_prompt(
     night: int, wolves: Sequence[Seat], living: Sequence[Seat], players: int
 ) -> Prompt:
     """One agreed living seat (a wolf too) or an empty knife; no agreement = none."""
-    return seat_prompt(Tag(f"n{night}", "wolves"), wolves, players, living, living_only(living))
+    return seat_prompt(
+        Tag(phases.night(night), "wolves"), wolves, players, living, living_only(living)
+    )
 
 
 def witch_save_prompt(
@@ -93,7 +102,7 @@ def witch_save_prompt(
     can_save = antidote_left and victim is not None and (victim != witch or may_save_herself)
     options = ("yes", "no") if can_save else ("no",)
     accepts = frozenset({AnswerKind.YES_NO})
-    tag = Tag(f"n{night}", "witch_save")
+    tag = Tag(phases.night(night), "witch_save")
     return Prompt(tag, (witch,), accepts, players, YesNo(False), options, check)
 
 
@@ -117,12 +126,12 @@ def witch_poison_prompt(
     can_poison = poison_left and not (saved_tonight and not both_same_night)
     targets = [s for s in living if s != witch] if can_poison else []
     rules = (on_seat(potion), not_self(witch), living_only(living))
-    return seat_prompt(Tag(f"n{night}", "witch_poison"), (witch,), players, targets, *rules)
+    return seat_prompt(Tag(phases.night(night), "witch_poison"), (witch,), players, targets, *rules)
 
 
 def seer_prompt(night: int, seer: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """Check one living player other than oneself; no answer = no check."""
-    return living_seat_prompt(Tag(f"n{night}", "seer"), seer, living, players, none=False)
+    return living_seat_prompt(Tag(phases.night(night), "seer"), seer, living, players, none=False)
 
 
 def _not_candidate(seat: Seat) -> IllegalAction:
@@ -168,7 +177,7 @@ def candidates_prompt(day: int, living: Sequence[Seat], players: int) -> Prompt:
     pairs = (f"{a} {b}" for a, b in itertools.combinations(ordered, 2))
     threes = (" ".join(map(str, ordered[i : i + 3])) for i in range(0, len(ordered) - 2, 2))
     every = " ".join(map(str, ordered))
-    tag = Tag(f"d{day}", "candidates")
+    tag = Tag(phases.day(day), "candidates")
     return _hands_prompt(
         tag, (), living, "living", players, *map(str, ordered), *pairs, *threes, every
     )
@@ -178,7 +187,7 @@ def candidates_prompt(day: int, living: Sequence[Seat], players: int) -> Prompt:
 def withdraw_prompt(day: int, candidates: Sequence[Seat], players: int) -> Prompt:
     """Candidates who step down before the vote (4.6-4); none = nobody."""
     every = " ".join(map(str, candidates))
-    tag = Tag(f"d{day}", "withdraw")
+    tag = Tag(phases.day(day), "withdraw")
     return _hands_prompt(
         tag, candidates, candidates, "candidate", players, *map(str, candidates), every
     )
@@ -263,13 +272,13 @@ def badge_prompt(
     day: int, sheriff: Seat, living: Sequence[Seat], players: int, tag: Tag | None = None
 ) -> Prompt:
     """Pass the badge to a living player or destroy it (4.7-2); ``none`` (keypad 0) destroys."""
-    tag = tag or Tag(f"d{day}", "badge")
+    tag = tag or Tag(phases.day(day), "badge")
     return seat_prompt(tag, (sheriff,), players, living, living_only(living), other="destroy")
 
 
 def hunter_prompt(day: int, hunter: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """The dead hunter's shot: a living player other than himself, or none (4.7-3)."""
-    return living_seat_prompt(Tag(f"d{day}", "hunter"), hunter, living, players, none=True)
+    return living_seat_prompt(Tag(phases.day(day), "hunter"), hunter, living, players, none=True)
 
 
 def _nobody_shoots(seat: Seat) -> None:
@@ -278,7 +287,7 @@ def _nobody_shoots(seat: Seat) -> None:
 
 def no_shot_prompt(day: int, players: int, tag: Tag | None = None) -> Prompt:
     """The same input field when nobody may shoot, so the pause reveals nothing."""
-    tag = tag or Tag(f"d{day}", "ability")
+    tag = tag or Tag(phases.day(day), "ability")
     return seat_prompt(tag, (), players, (), on_seat(_nobody_shoots))
 
 
@@ -295,10 +304,10 @@ def order_prompt(day: int, sheriff: Seat, anchors: Sequence[Seat], players: int)
 
     options = tuple(f"{a} {d}" for a in anchors for d in "+-")
     accepts = frozenset({AnswerKind.ORDER})
-    tag = Tag(f"d{day}", "order")
+    tag = Tag(phases.day(day), "order")
     return Prompt(tag, (sheriff,), accepts, players, OrderAnswer(sheriff, UP), options, check)
 
 
 def white_wolf_prompt(day: int, wolf: Seat, living: Sequence[Seat], players: int) -> Prompt:
     """``white_wolf_king``: the exploding wolf takes one living player along, or nobody."""
-    return living_seat_prompt(Tag(f"d{day}", "white_wolf"), wolf, living, players, none=True)
+    return living_seat_prompt(Tag(phases.day(day), "white_wolf"), wolf, living, players, none=True)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from narrator.rules import kit
 from narrator.rules.alliance.resolution import winner_of
 from narrator.rules.alliance.roles import DUE, AllianceSwitches
+from narrator.rules.core import Decoy, Flow
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Seat, Tag
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -15,7 +21,7 @@ class Death:
     """One departure; ``words`` is the right to last words (4.7-4)."""
 
     seat: Seat
-    phase: str
+    phase: PhaseId
     cause: str
     words: bool
 
@@ -33,6 +39,24 @@ class Table(kit.Table[AllianceSwitches]):
     fallen_today: list[Seat] = field(default_factory=list)
     asked: set[str] = field(default_factory=set)  # ids of the questions that may come again
 
+    def call(
+        self,
+        role: str,
+        tag: Tag,
+        seconds: float,
+        body: Callable[[tuple[Seat, ...]], Flow[T]],
+        decoy: Decoy | None = None,
+        *,
+        wanted: bool = True,
+    ) -> Flow[T | None]:
+        """``role``'s night window (:func:`kit.role_call`): its wake and sleep lines, its
+        length as the switches set it, every card of it woken (the dead too, if they are
+        called); no call at all when the role is not dealt or not ``wanted`` tonight."""
+        sw = self.sw
+        awake = self.called(role, sw.call_dead_roles) if wanted else None
+        lines = (f"alliance.{role}_wake", f"alliance.{role}_sleep")
+        return (yield from kit.role_call(lines, tag, sw.window(seconds), awake, body, decoy))
+
     def partner(self, seat: Seat) -> Seat | None:
         if self.lovers is None or seat not in self.lovers:
             return None
@@ -41,7 +65,7 @@ class Table(kit.Table[AllianceSwitches]):
     def winner(self) -> str | None:
         return winner_of(self.roles, self.alive, self.lovers)
 
-    def once_more(self, phase: str, action: str, about: Seat) -> Tag:
+    def once_more(self, phase: PhaseId, action: str, about: Seat) -> Tag:
         """The tag of a day question that may come again: ``d2.badge`` the first time in
         a day, ``d2.badge.<about>`` after that, so that every prompt id stays unique."""
         tag = Tag(phase, action)

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from narrator.rules.alliance.roles import SEER, WEREWOLF
 from narrator.rules.core import Secret, Timer
-from narrator.rules.prompts import Prompt, Seat, Tag, phase_number
+from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.simulate.informed.base import Strategy, seats_of
 from narrator.simulate.informed.knowledge import Mind
 
@@ -65,7 +65,7 @@ class Alliance(Strategy):
         victim = mind.own.get("victim")
         if not isinstance(victim, int):
             return "no"
-        if phase_number(prompt.tag.phase) == 1:
+        if prompt.tag.phase.number == 1:
             return "yes"
         return "yes" if victim in self.protected(mind) else "no"
 

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from narrator.rules.answers import Abstain, Answer, SeatAnswer
 from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.simulate.informed.knowledge import Beliefs, Board, Claim, Mind
 
@@ -247,7 +248,7 @@ class Strategy:
             if any(s in team for s in accused):
                 self.countered.add(accuser)
                 verdicts = {accuser: True}
-                self.board.claims.append(Claim(mind.seat, self.checker, verdicts, "talk"))
+                self.board.claims.append(Claim(mind.seat, self.checker, verdicts, self.board.phase))
 
 
 class InformedPlayers:
@@ -274,7 +275,7 @@ class InformedPlayers:
     def talk(self, timer: Timer, alive: tuple[Seat, ...]) -> None:
         self.strategy.talk(timer, alive)
 
-    def phase(self, phase: str) -> None:
+    def phase(self, phase: PhaseId) -> None:
         self.board.phase = phase
 
     def said(self, step: Say) -> None:

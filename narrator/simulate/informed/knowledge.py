@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from narrator.rules.core import Param
+from narrator.rules.phases import SETUP, PhaseId
 from narrator.rules.prompts import Seat
 
 # How often a seat believes the first of two claims of one role it cannot tell apart: a
@@ -39,7 +40,7 @@ class Claim:
     seat: Seat
     role: str
     verdicts: Mapping[Seat, bool]
-    phase: str
+    phase: PhaseId
 
 
 @dataclass
@@ -48,27 +49,27 @@ class Board:
 
     players: int
     counts: Mapping[str, int]  # the composition: announced (or standard) at every table
-    phase: str = "setup"
+    phase: PhaseId = SETUP
     alive: set[Seat] = field(default_factory=set)
     face_up: dict[Seat, str] = field(default_factory=dict)  # cards shown at elimination
     claims: list[Claim] = field(default_factory=list)
     sheriff: Seat | None = None
     martyrs: set[Seat] = field(default_factory=set)  # claimants the night killed
     said: dict[str, Mapping[str, Param]] = field(default_factory=dict)  # the last of each line
-    round: tuple[str, str] = ("", "")  # the vote being cast now: (phase, action)
+    round: tuple[PhaseId, str] = (SETUP, "")  # the vote being cast now: (phase, action)
     tally: Counter[Seat] = field(default_factory=Counter)  # its votes so far
 
     def __post_init__(self) -> None:
         self.alive = set(range(1, self.players + 1))
 
-    def vote(self, phase: str, action: str, target: Seat | None) -> None:
+    def vote(self, phase: PhaseId, action: str, target: Seat | None) -> None:
         """A vote cast in public, in turn (a new round starts with a new action)."""
         if self.round != (phase, action):
             self.round, self.tally = (phase, action), Counter()
         if target is not None:
             self.tally[target] += 1
 
-    def leader(self, phase: str, action: str, among: Iterable[Seat]) -> Seat | None:
+    def leader(self, phase: PhaseId, action: str, among: Iterable[Seat]) -> Seat | None:
         """The seat of ``among`` with the most votes so far in this round (None: no votes)."""
         if self.round != (phase, action):
             return None

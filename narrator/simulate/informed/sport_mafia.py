@@ -10,6 +10,7 @@ from typing import ClassVar
 
 from narrator.rules.answers import SeatAnswer
 from narrator.rules.core import Secret, Timer
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt, Seat, Tag
 from narrator.rules.sport_mafia import DON, MAFIA, SHERIFF
 from narrator.simulate.informed.base import Strategy, seats_of
@@ -26,7 +27,7 @@ class SportMafia(Strategy):
 
     def __init__(self, board: Board, minds: Mapping[Seat, Mind], rng: random.Random) -> None:
         super().__init__(board, minds, rng)
-        self.hands: dict[tuple[str, str], dict[Seat, Seat | None]] = {}
+        self.hands: dict[tuple[PhaseId, str], dict[Seat, Seat | None]] = {}
 
     def on_shown(self, mind: Mind, tag: Tag, secret: Secret) -> None:
         checked = mind.own.get(tag.action)

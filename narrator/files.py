@@ -56,18 +56,9 @@ MODEL_FILE = Kind("speech model file", 256 * KB)
 def read_bytes(path: Path, kind: Kind) -> bytes:
     """The file's bytes: a regular file of at most ``kind.max_bytes``, else BadFile.
 
-    Opened without blocking (a FIFO opens at once and is then refused by its type) and
-    without becoming the controlling terminal; a link is followed, its target checked.
-    """
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    The size is counted as it is read (a file may grow after it was opened)."""
+    fd = _open_regular(path, kind)
     try:
-        fd = os.open(path, flags)
-    except OSError as error:
-        raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise BadFile(f"{path}: not a regular file ({describe_mode(mode)}), not a {kind.what}")
         chunks, size = [], 0
         while size <= kind.max_bytes:
             chunk = os.read(fd, min(MB, kind.max_bytes + 1 - size))
@@ -214,6 +205,21 @@ def open_regular(path: Path, kind: Kind) -> BinaryIO:
     """``path`` open for reading once checked as ``read_bytes`` checks it -- a regular file
     of at most ``kind.max_bytes`` -- before a byte is read: for a reader that must seek
     (a zip archive), and then reads only what it was asked to."""
+    fd = _open_regular(path, kind)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _open_regular(path: Path, kind: Kind) -> int:
+    """A descriptor of ``path`` once it is known to be a regular file no larger than
+    ``kind.max_bytes`` (its size now), else BadFile and nothing left open.
+
+    Opened without blocking (a FIFO opens at once and is then refused by its type) and
+    without becoming the controlling terminal; a link is followed, its target checked.
+    """
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
     try:
         fd = os.open(path, flags)
@@ -221,15 +227,15 @@ def open_regular(path: Path, kind: Kind) -> BinaryIO:
         raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise BadFile(
-                f"{path}: not a regular file ({describe_mode(info.st_mode)}), not a {kind.what}"
-            )
-        if info.st_size > kind.max_bytes:
-            raise BadFile(
-                f"{path}: larger than {_size(kind.max_bytes)}, too large for a {kind.what}"
-            )
-        return os.fdopen(fd, "rb")
-    except BaseException:
+    except OSError as error:
         os.close(fd)
-        raise
+        raise BadFile(f"{path}: cannot read: {error.strerror or error}") from None
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise BadFile(
+            f"{path}: not a regular file ({describe_mode(info.st_mode)}), not a {kind.what}"
+        )
+    if info.st_size > kind.max_bytes:
+        os.close(fd)
+        raise BadFile(f"{path}: larger than {_size(kind.max_bytes)}, too large for a {kind.what}")
+    return fd

@@ -43,7 +43,7 @@ def write_png(scene: Scene, path: Path) -> None:
                 boxstyle=f"round,pad=0,rounding_size={shape.radius}",
                 facecolor=shape.fill,
                 edgecolor=shape.stroke or "none",
-                linewidth=1,
+                linewidth=shape.width,
             )
             axes.add_patch(box)
         elif isinstance(shape, Circle):

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from narrator.rules import codec
 from narrator.rules.answers import Abstain, CountAnswer, ExplodeAnswer, SeatAnswer
 from narrator.rules.core import Badge, Eliminate, Secret
-from narrator.rules.prompts import Seat, Tag, phase_kind, phase_number
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Seat, Tag
 from narrator.rules.registry import get_variant
 from narrator.story import Act, Chapter, Moment, Seen, Story
-from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import Catalog, phase_in_words
 
 WIDTH = 1600
 MARGIN = 32
@@ -42,25 +43,30 @@ INK, PAPER, FAINT = "#22252b", "#ffffff", "#d9dce1"
 VOTES = ("vote", "revote", "sheriff_vote", "sheriff_revote", "pk_vote")  # votes of one seat each
 
 
+@dataclass(frozen=True, kw_only=True)
+class Paint:
+    """How a closed shape is painted: its ``fill``, and its outline if it has a ``stroke``
+    (``width`` wide)."""
+
+    fill: str
+    stroke: str | None = None
+    width: float = 1.0
+
+
 @dataclass(frozen=True)
-class Rect:
+class Rect(Paint):
     x: float
     y: float
     w: float
     h: float
-    fill: str
-    stroke: str | None = None
     radius: float = 0.0
 
 
 @dataclass(frozen=True)
-class Circle:
+class Circle(Paint):
     cx: float
     cy: float
     r: float
-    fill: str
-    stroke: str | None = None
-    width: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -134,11 +140,8 @@ class Painter:
     def role(self, role: str) -> str:
         return self.t(f"role.{role}")
 
-    def phase(self, phase: str) -> str:
-        number, kind = phase_number(phase), phase_kind(phase)
-        if number is None or kind == "other":
-            return self.t("picture.setup")
-        return self.t(f"screen.{kind}", number=number)
+    def phase(self, phase: PhaseId) -> str:
+        return phase_in_words(self.catalog, phase)
 
     def who(self, seats: Sequence[Seat]) -> str:
         """«Вампир (1, 2)»: the seats with the card each was dealt."""
@@ -277,7 +280,7 @@ class Painter:
         table_bottom = self.table(shapes, top)
         timeline_bottom = self.timeline(shapes, top)
         height = max(table_bottom, timeline_bottom) + MARGIN
-        return Scene(WIDTH, height, title, [Rect(0, 0, WIDTH, height, PAPER), *shapes])
+        return Scene(WIDTH, height, title, [Rect(0, 0, WIDTH, height, fill=PAPER), *shapes])
 
     def table(self, shapes: list[Shape], top: float) -> float:
         """The seats round the table, clockwise from the top; the bottom of the panel."""
@@ -286,7 +289,7 @@ class Painter:
         sheriff = story.sheriff()
         ring = 190.0 if story.players <= 8 else 220.0
         cx, cy = MARGIN + TABLE_W / 2, top + ring + 80
-        shapes.append(Circle(cx, cy, ring - 52, "#f1ede4", FAINT, 2))
+        shapes.append(Circle(cx, cy, ring - 52, fill="#f1ede4", stroke=FAINT, width=2))
         shapes.append(Text(cx, cy + 6, self.t("picture.table"), 18, OUT, anchor="middle"))
         for seat in range(1, story.players + 1):
             angle = 2 * math.pi * (seat - 1) / story.players - math.pi / 2
@@ -296,7 +299,7 @@ class Painter:
             colour = EVIL if self.variant.roles[role].evil else GOOD
             name = self.role(role) if dealt == role else f"{self.role(dealt)} → {self.role(role)}"
             gone = left.get(seat)
-            shapes.append(Circle(x, y, 30, OUT if gone else colour, colour, 4))
+            shapes.append(Circle(x, y, 30, fill=OUT if gone else colour, stroke=colour, width=4))
             shapes.append(Text(x, y + 7, str(seat), 20, PAPER, bold=True, anchor="middle"))
             under = math.sin(angle) >= -0.3  # the labels below the seat, else above it
             name_y = y + 50 if under else y - 44
@@ -315,11 +318,11 @@ class Painter:
             teams.setdefault(spec.team, spec.evil)
         x = MARGIN
         for team, evil in teams.items():
-            shapes.append(Circle(x + 9, bottom - 5, 9, EVIL if evil else GOOD))
+            shapes.append(Circle(x + 9, bottom - 5, 9, fill=EVIL if evil else GOOD))
             name = self.t(f"picture.team.{team}")
             shapes.append(Text(x + 26, bottom, name, 15, INK))
             x += 56 + len(name) * CHAR_W * 15 / TEXT
-        shapes.append(Circle(x + 9, bottom - 5, 9, OUT))
+        shapes.append(Circle(x + 9, bottom - 5, 9, fill=OUT))
         shapes.append(Text(x + 26, bottom, self.t("picture.out"), 15, INK))
         if sheriff is not None:
             note = self.t("picture.sheriff", seat=sheriff)
@@ -335,8 +338,8 @@ class Painter:
     def timeline(self, shapes: list[Shape], top: float) -> float:
         """The blocks of the nights and days, two to a row; the bottom of the last row."""
         left = MARGIN + TABLE_W + 48
-        chapters = [c for c in self.story.chapters if phase_kind(c.phase) != "other"]
-        setup = [c for c in self.story.chapters if phase_kind(c.phase) == "other" and c.moments]
+        chapters = [c for c in self.story.chapters if c.phase.of_the_rules]
+        setup = [c for c in self.story.chapters if not c.phase.of_the_rules and c.moments]
         y = top
         blocks = [*setup, *chapters]
         for row in range(0, len(blocks), 2):
@@ -345,9 +348,9 @@ class Painter:
             height = max(len(lines) for _, lines in laid) * LINE + 52
             for column, (title, lines) in enumerate(laid):
                 x = left + column * (BLOCK_W + GAP)
-                night = phase_kind(pair[column].phase) == "night"
+                night = pair[column].phase.by_night
                 background, ink = (NIGHT_BG, NIGHT_INK) if night else (DAY_BG, DAY_INK)
-                shapes.append(Rect(x, y, BLOCK_W, height, background, FAINT, 10))
+                shapes.append(Rect(x, y, BLOCK_W, height, 10, fill=background, stroke=FAINT))
                 shapes.append(Text(x + 14, y + 28, title, 18, ink, bold=True))
                 for index, (line, out) in enumerate(lines):
                     colour = (LEFT_AT_NIGHT if night else EVIL) if out else ink

@@ -12,28 +12,35 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from narrator.clocks import RealClock
 from narrator.host.audio import AudioVoice
 from narrator.host.journal import default_record_dir
-from narrator.host.terminal import RealClock
-from narrator.ports import Clock, Keys
-from narrator.prepared import Prepared, prepare
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.prepared import Prepared
+from narrator.prepared import prepare
 from narrator.rules.errors import ConfigError
 from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import get_variant
-from narrator.screen.remembered import SetupChoice, initial_values
-from narrator.session import check_record_dir, spoken_game, stop_on_signals, terminal_for
-from narrator.settings import TableSettings, default_players
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import initial_values
+from narrator.session import check_record_dir
+from narrator.session import spoken_game
+from narrator.session import stop_on_signals
+from narrator.session import terminal_for
+from narrator.settings import TableSettings
+from narrator.settings import default_players
 from narrator.sound.mixer import Mixer
 from narrator.sound.output import OfflineOutput
-from narrator.speaking import Speaking, demo_keys, speaking
-from narrator.unfinished import (
-    describe_damaged,
-    describe_unfinished,
-    prepare_resumed,
-    scan_records,
-    unfinished_choices,
-    unfinished_games,
-)
+from narrator.speaking import Speaking
+from narrator.speaking import demo_keys
+from narrator.speaking import speaking
+from narrator.unfinished import describe_damaged
+from narrator.unfinished import describe_unfinished
+from narrator.unfinished import prepare_resumed
+from narrator.unfinished import scan_records
+from narrator.unfinished import unfinished_choices
+from narrator.unfinished import unfinished_games
 from narrator.voice.catalog import load_catalog
 
 if TYPE_CHECKING:
@@ -130,7 +137,8 @@ def table_app(
     ``clock`` and ``offline`` put the table on a virtual clock (the tests' whole games):
     the mix is rendered into ``offline`` as that clock moves, not played."""
     from narrator.screen.keys import PausableClock
-    from narrator.screen.tui import TableApp, TuiScreen
+    from narrator.screen.tui import TableApp
+    from narrator.screen.tui import TuiScreen
 
     clock = clock or PausableClock()
     state: dict[str, Speaking] = {}

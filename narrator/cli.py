@@ -5,29 +5,29 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+from typing import NoReturn
 
 from narrator.rules.errors import NarratorError
-from narrator.settings import (
-    DEMO,
-    FIELDS,
-    MIC_TEST,
-    PLAY,
-    RESUME,
-    SPOKEN,
-    SettingError,
-    TableSettings,
-    checked,
-    choices_of,
-    default_of,
-    expected,
-    flag_of,
-    is_duration,
-    number_kind,
-    seats_text,
-)
+from narrator.settings import DEMO
+from narrator.settings import FIELDS
+from narrator.settings import MIC_TEST
+from narrator.settings import PLAY
+from narrator.settings import RESUME
+from narrator.settings import SPOKEN
+from narrator.settings import SettingError
+from narrator.settings import TableSettings
+from narrator.settings import checked
+from narrator.settings import choices_of
+from narrator.settings import default_of
+from narrator.settings import expected
+from narrator.settings import flag_of
+from narrator.settings import is_duration
+from narrator.settings import number_kind
+from narrator.settings import seats_text
 from narrator.voice.catalog import LANGUAGES
 
 MAX_OPTION_CHARS = 1000
@@ -354,7 +354,8 @@ def _settings(args: argparse.Namespace, **more: Any) -> TableSettings:
 
 
 def _scenario(args: argparse.Namespace) -> int:
-    from narrator.scenario import load_scenario, run_scenario
+    from narrator.scenario import load_scenario
+    from narrator.scenario import run_scenario
 
     result, transcript = run_scenario(load_scenario(args.file))
     if args.text:
@@ -365,7 +366,8 @@ def _scenario(args: argparse.Namespace) -> int:
 
 
 def _games() -> int:
-    from narrator.rules.registry import get_variant, known_names
+    from narrator.rules.registry import get_variant
+    from narrator.rules.registry import known_names
 
     for name in known_names():
         print(f"{name}\t{seats_text(get_variant(name).seat_counts)} players")
@@ -405,7 +407,8 @@ def play_settings(args: argparse.Namespace) -> TableSettings:
 
 def _check_flag(game: str, flag: str, switch: str) -> None:
     """``--window``/``--discussion`` set a switch some games do not have: say which to use."""
-    from narrator.rules.registry import get_variant, known_names
+    from narrator.rules.registry import get_variant
+    from narrator.rules.registry import known_names
 
     if game not in known_names():
         return  # the unknown game is reported on its own
@@ -437,7 +440,8 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from narrator.demo import DEMO_ANSWER_S, demo
+    from narrator.demo import DEMO_ANSWER_S
+    from narrator.demo import demo
 
     code: int = demo(_settings(args, answer_s=DEMO_ANSWER_S))
     return code

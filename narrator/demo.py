@@ -8,20 +8,38 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from narrator.host.audio import AudioVoice, NightSound, SpeechSource
+from narrator.clocks import RealClock
+from narrator.host.audio import AudioVoice
+from narrator.host.audio import NightSound
+from narrator.host.audio import SpeechSource
 from narrator.host.outage import SoundWatch
-from narrator.host.terminal import RealClock
 from narrator.outputs import check_writable
-from narrator.ports import Clock, Keys, Screen
-from narrator.prepared import Prepared, prepare
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Screen
+from narrator.prepared import Prepared
+from narrator.prepared import prepare
 from narrator.record import GameRecord
 from narrator.rules.errors import ConfigError
-from narrator.session import check_record_dir, run_game, stop_on_signals, terminal_for
+from narrator.session import check_record_dir
+from narrator.session import run_game
+from narrator.session import stop_on_signals
+from narrator.session import terminal_for
 from narrator.settings import TableSettings
 from narrator.sound.mixer import Mixer
-from narrator.sound.narration import default_name, known_suffixes, narration_format
-from narrator.sound.output import BLOCK, DeviceOutput, OfflineOutput, VirtualClock, output_problem
-from narrator.speaking import TAIL_S, default_demo_path, demo_keys, mixer_for, speech_source
+from narrator.sound.narration import default_name
+from narrator.sound.narration import known_suffixes
+from narrator.sound.narration import narration_format
+from narrator.sound.output import BLOCK
+from narrator.sound.output import DeviceOutput
+from narrator.sound.output import OfflineOutput
+from narrator.sound.output import VirtualClock
+from narrator.sound.output import output_problem
+from narrator.speaking import TAIL_S
+from narrator.speaking import default_demo_path
+from narrator.speaking import demo_keys
+from narrator.speaking import mixer_for
+from narrator.speaking import speech_source
 
 DEMO_ANSWER_S = 10.0  # a demo player's time for a day answer
 

@@ -8,31 +8,32 @@ with a screen, a keypad and a voice.
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from abc import ABC
+from abc import abstractmethod
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import (
-    Ask,
-    Badge,
-    DealCard,
-    Eliminate,
-    Game,
-    Outcome,
-    Param,
-    Phase,
-    Say,
-    Show,
-    Sleep,
-    Step,
-    Timer,
-    Wake,
-)
+from narrator.rules.core import Ask
+from narrator.rules.core import Badge
+from narrator.rules.core import DealCard
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Param
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
 from narrator.rules.errors import NarratorError
-from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import Catalog
 

@@ -41,19 +41,31 @@ import functools
 import math
 import random
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from narrator.drive import Headless, Unrecorded
+from narrator.drive import Headless
+from narrator.drive import Unrecorded
 from narrator.rules.answers import Answer
-from narrator.rules.core import DealCard, Game, Say, Switches, Timer, Wake, shuffled_deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Game
+from narrator.rules.core import Say
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import shuffled_deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import Variant, get_variant, make_switches
-from narrator.voice.catalog import Catalog, load_catalog
-from narrator.voice.engines import FESTIVAL, HIBARI
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.engines import FESTIVAL
+from narrator.voice.engines import HIBARI
 from narrator.voice.numbers import spoken
 
 # Characters of spoken text per second of speech at the default rate (170 wpm), by

@@ -17,7 +17,8 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
+from typing import BinaryIO
 
 from narrator.rules.errors import ConfigError
 

@@ -9,7 +9,8 @@ They sit on the ground floor so that every adapter (``listen``, ``screen``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
+from typing import Protocol
 
 from narrator.rules.core import PublicView
 from narrator.rules.prompts import Prompt

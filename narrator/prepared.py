@@ -12,16 +12,25 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 import numpy as np
 
 from narrator.resume import Done
-from narrator.rules.core import Deal, Switches, shuffled_deal
-from narrator.rules.registry import Variant, check_players, get_variant, make_switches
-from narrator.settings import TableSettings, default_players, is_duration
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.rules.core import Deal
+from narrator.rules.core import Switches
+from narrator.rules.core import shuffled_deal
+from narrator.rules.registry import Variant
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.settings import TableSettings
+from narrator.settings import default_players
+from narrator.settings import is_duration
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 
 DEMO_SECONDS = 3.0  # every window, speech and timer of a demo game, unless given
 STREAMS = ("deal", "sound", "demo")  # the children of SeedSequence(seed), in this order

@@ -11,10 +11,15 @@ record says so once, stops writing and keeps every event in memory.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+from typing import TypeAlias
 
-from narrator.rules.core import Outcome, Param, RoleName
+from narrator.rules.core import Outcome
+from narrator.rules.core import Param
+from narrator.rules.core import RoleName
 from narrator.rules.phases import PhaseId
 
 _LOGGER = logging.getLogger(__name__)

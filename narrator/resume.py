@@ -23,15 +23,23 @@ event keeps only the first ``keep`` of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 from narrator.limits import MAX_ANSWER_S
-from narrator.rules.answers import Answer, answer_from_json, answer_to_json
-from narrator.rules.errors import ConfigError, NarratorError
-from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.answers import Answer
+from narrator.rules.answers import answer_from_json
+from narrator.rules.answers import answer_to_json
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
 
 DoneKind = Literal["reply", "window", "dealt"]
 

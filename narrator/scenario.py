@@ -16,35 +16,43 @@ import random
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictInt,
-    StrictStr,
-    ValidationError,
-    field_validator,
-)
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import StrictInt
+from pydantic import StrictStr
+from pydantic import ValidationError
+from pydantic import field_validator
 
-from narrator.drive import ALREADY_ANSWERED, Headless
-from narrator.files import KB, Kind, load_toml
+from narrator.drive import ALREADY_ANSWERED
+from narrator.drive import Headless
+from narrator.files import KB
+from narrator.files import Kind
+from narrator.files import load_toml
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import Deal, DealCard, Show, Switches, Timer, Wake
-from narrator.rules.errors import ConfigError, NarratorError, NotNow
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Show
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
+from narrator.rules.errors import NotNow
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import (
-    Variant,
-    check_players,
-    get_variant,
-    known_names,
-    make_switches,
-)
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.rules.registry import Variant
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 
 # the longest real scenario is a few kilobytes; no answer of any game is longer than a
 # few seats, so a longer text, even an answer, is not a value of a scenario file

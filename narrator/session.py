@@ -13,24 +13,39 @@ import errno
 import logging
 import signal
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import ClassVar
 
-from narrator.host.journal import Journal, default_record_dir, forget_sealed, write_plain_record
-from narrator.host.table import GameStopped, Rewind, TableDriver
+from narrator.host.journal import Journal
+from narrator.host.journal import default_record_dir
+from narrator.host.journal import forget_sealed
+from narrator.host.journal import write_plain_record
+from narrator.host.table import GameStopped
+from narrator.host.table import Rewind
+from narrator.host.table import TableDriver
 from narrator.host.terminal import Terminal
 from narrator.picture import draw_finished
-from narrator.ports import STOP_SIGNALS, Clock, Keys, Screen, Sound, Terminated, Voice
-from narrator.prepared import Prepared, rules_rng
-from narrator.record import Event, GameRecord
+from narrator.ports import STOP_SIGNALS
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Screen
+from narrator.ports import Sound
+from narrator.ports import Terminated
+from narrator.ports import Voice
+from narrator.prepared import Prepared
+from narrator.prepared import rules_rng
+from narrator.record import Event
+from narrator.record import GameRecord
 from narrator.resume import Done
 from narrator.rules.core import Say
 from narrator.rules.errors import ConfigError
 from narrator.settings import TableSettings
-from narrator.speaking import Speaking, voice_input
+from narrator.speaking import Speaking
+from narrator.speaking import voice_input
 from narrator.voice.catalog import Catalog
 
 _LOGGER = logging.getLogger(__name__)

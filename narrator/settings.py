@@ -15,22 +15,28 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated
+from typing import Any
+from typing import Literal
+from typing import get_args
+from typing import get_origin
 
-from annotated_types import Ge, Gt, Le, Lt
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-)
+from annotated_types import Ge
+from annotated_types import Gt
+from annotated_types import Le
+from annotated_types import Lt
+from pydantic import AfterValidator
+from pydantic import BaseModel
+from pydantic import BeforeValidator
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import TypeAdapter
+from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from narrator.limits import MAX_ANSWER_S
-from narrator.rules.core import SECONDS, Unit
+from narrator.rules.core import SECONDS
+from narrator.rules.core import Unit
 from narrator.rules.errors import ConfigError
 from narrator.rules.registry import Variant
 from narrator.sound.mixer import MixSettings

@@ -9,22 +9,36 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from narrator.host.audio import AudioVoice, NightSound, PackOrTTS, Silence
+from narrator.host.audio import AudioVoice
+from narrator.host.audio import NightSound
+from narrator.host.audio import PackOrTTS
+from narrator.host.audio import Silence
 from narrator.host.demo import DemoKeys
 from narrator.host.outage import SoundWatch
 from narrator.host.terminal import PrintVoice
-from narrator.ports import Clock, Keys, Screen, Sound, Voice
-from narrator.prepared import Prepared, stream, stream_seed
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Screen
+from narrator.ports import Sound
+from narrator.ports import Voice
+from narrator.prepared import Prepared
+from narrator.prepared import stream
+from narrator.prepared import stream_seed
 from narrator.rules.errors import ConfigError
 from narrator.settings import TableSettings
-from narrator.sound.mixer import Mixer, MixSettings
-from narrator.sound.output import DeviceOutput, FileOutput, OfflineOutput, output_problem
+from narrator.sound.mixer import Mixer
+from narrator.sound.mixer import MixSettings
+from narrator.sound.output import DeviceOutput
+from narrator.sound.output import FileOutput
+from narrator.sound.output import OfflineOutput
+from narrator.sound.output import output_problem
 from narrator.voice.order import needed_order
 
 if TYPE_CHECKING:

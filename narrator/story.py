@@ -19,33 +19,42 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from narrator.drive import Driver
 from narrator.record import GameRecord
-from narrator.resume import Done, drawn, replayed
-from narrator.rules.answers import Answer, CountAnswer, ExplodeAnswer
-from narrator.rules.core import (
-    Ask,
-    Badge,
-    Deal,
-    DealCard,
-    Eliminate,
-    Outcome,
-    Phase,
-    Say,
-    Show,
-    Step,
-    Timer,
-    Wake,
-)
+from narrator.resume import Done
+from narrator.resume import drawn
+from narrator.resume import replayed
+from narrator.rules.answers import Answer
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Badge
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Show
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
 from narrator.rules.errors import ConfigError
-from narrator.rules.phases import SETUP, PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 
 # The line that gives the last candidate of a hand vote the hands not raised before

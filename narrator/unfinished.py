@@ -6,13 +6,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.host.journal import DamagedRecord, read_journal, unfinished_records
+from narrator.host.journal import DamagedRecord
+from narrator.host.journal import read_journal
+from narrator.host.journal import unfinished_records
 from narrator.prepared import Prepared
-from narrator.resume import Unfinished, unfinished
+from narrator.resume import Unfinished
+from narrator.resume import unfinished
 from narrator.rules.core import Deal
-from narrator.rules.errors import ConfigError, NarratorError
-from narrator.rules.registry import get_variant, make_switches
-from narrator.voice.catalog import Catalog, load_catalog, phase_in_words
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import phase_in_words
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from narrator.listen import corpus
-from narrator.listen.engine import RATE, Endpointer, SpeechEngine
-from narrator.listen.engines import ENGINES, choices, default_engine
+from narrator.listen.engine import RATE
+from narrator.listen.engine import Endpointer
+from narrator.listen.engine import SpeechEngine
+from narrator.listen.engines import ENGINES
+from narrator.listen.engines import choices
+from narrator.listen.engines import default_engine
 from narrator.listen.models import default_models_dir
 from narrator.listen.words import lexicon_for
 

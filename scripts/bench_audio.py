@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from narrator.sound.clip import MIX_RATE  # noqa: E402
-from narrator.sound.mixer import Mixer, MixSettings  # noqa: E402
+from narrator.sound.mixer import Mixer  # noqa: E402
+from narrator.sound.mixer import MixSettings  # noqa: E402
 from narrator.sound.output import OfflineOutput  # noqa: E402
 from narrator.voice.catalog import load_catalog  # noqa: E402
 
@@ -95,8 +96,9 @@ def process_start(lang: str, variant: str) -> float:
 
 def realtime(minutes: float, lang: str, variant: str) -> tuple[float, float, float, int]:
     """Warm start to first sample (s), device open (s), say→first sample (ms), underruns."""
-    from narrator.host.audio import AudioVoice, PackOrTTS
-    from narrator.host.terminal import RealClock
+    from narrator.clocks import RealClock
+    from narrator.host.audio import AudioVoice
+    from narrator.host.audio import PackOrTTS
     from narrator.sound.output import DeviceOutput
     from narrator.voice.game_lines import lines_to_render
     from narrator.voice.tts import SpeechCache

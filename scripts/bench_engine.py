@@ -22,9 +22,14 @@ from pathlib import Path
 from narrator.drive import Driver
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import DealCard, Show, Timer, Wake, shuffled_deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Show
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent

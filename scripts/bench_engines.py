@@ -56,7 +56,9 @@ def one(key: str, lines: int) -> dict[str, object]:
     from narrator.voice.game_lines import lines_to_render
     from narrator.voice.numbers import spoken
     from narrator.voice.pronounce import pronunciation
-    from narrator.voice.voices import choose_voice, close_all, engine_for
+    from narrator.voice.voices import choose_voice
+    from narrator.voice.voices import close_all
+    from narrator.voice.voices import engine_for
 
     lang = VOICES.get(key) or key.rsplit("/", 1)[-1][:2]
     voice = choose_voice(lang, key)

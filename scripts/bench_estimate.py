@@ -22,8 +22,12 @@ import statistics
 import time
 from collections.abc import Callable
 
-from narrator.estimate import GAMES, Length, clear_cache, expected_length
-from narrator.rules.registry import get_variant, known_names
+from narrator.estimate import GAMES
+from narrator.estimate import Length
+from narrator.estimate import clear_cache
+from narrator.estimate import expected_length
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
 
 TARGET_MS = 200.0
 

@@ -30,8 +30,11 @@ from narrator.demo import render_offline  # noqa: E402
 from narrator.host.terminal import Terminal  # noqa: E402
 from narrator.prepared import prepare  # noqa: E402
 from narrator.settings import TableSettings  # noqa: E402
-from narrator.sound.clip import MIX_RATE, Samples  # noqa: E402
-from narrator.sound.narration import FORMATS, NarrationFile, NarrationFormat  # noqa: E402
+from narrator.sound.clip import MIX_RATE  # noqa: E402
+from narrator.sound.clip import Samples  # noqa: E402
+from narrator.sound.narration import FORMATS  # noqa: E402
+from narrator.sound.narration import NarrationFile  # noqa: E402
+from narrator.sound.narration import NarrationFormat  # noqa: E402
 from narrator.sound.output import BLOCK  # noqa: E402
 from narrator.speaking import speech_source  # noqa: E402
 

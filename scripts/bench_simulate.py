@@ -34,11 +34,15 @@ from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import Ask, Timer, shuffled_deal
+from narrator.rules.core import Ask
+from narrator.rules.core import Timer
+from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.simulate.driver import game_rngs
-from narrator.simulate.run import Setup, play_range
+from narrator.simulate.run import Setup
+from narrator.simulate.run import play_range
 from narrator.voice.catalog import load_catalog
 
 GOALS = {"onenight": 10_000}

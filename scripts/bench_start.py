@@ -123,7 +123,8 @@ class BenchKeys:
         self.stopped = False
 
     def expect(self, prompt: Any, *, speech: bool = False) -> None:
-        from narrator.ports import INTERRUPT, UNDO
+        from narrator.ports import INTERRUPT
+        from narrator.ports import UNDO
         from narrator.rules import codec
 
         self.queue.clear()
@@ -252,7 +253,8 @@ def child_game(game: str, lang: str, records: Path, config: Path) -> dict[str, A
 def child_resume(records: Path) -> dict[str, Any]:
     """``narrator resume`` of the stopped game in a new process: its first line."""
     from narrator.app import table_app
-    from narrator.unfinished import prepare_resumed, unfinished_games
+    from narrator.unfinished import prepare_resumed
+    from narrator.unfinished import unfinished_games
 
     marks = Marks()
     hook(marks)

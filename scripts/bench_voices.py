@@ -51,8 +51,10 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +65,12 @@ for entry in (ROOT, ROOT / "scripts"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
-from asr_judge import RECOGNISER, Judge, JudgeMissing, Score, corpus_cer, score  # noqa: E402
+from asr_judge import RECOGNISER  # noqa: E402
+from asr_judge import Judge  # noqa: E402
+from asr_judge import JudgeMissing  # noqa: E402
+from asr_judge import Score  # noqa: E402
+from asr_judge import corpus_cer  # noqa: E402
+from asr_judge import score  # noqa: E402
 
 from narrator.rules.registry import GAMES  # noqa: E402
 from narrator.sound.clip import Clip  # noqa: E402
@@ -192,7 +199,8 @@ def default_voice(lang: str) -> str:
 
 
 def installed(voice: str, lang: str) -> bool:
-    from narrator.voice.voices import is_named, list_voices
+    from narrator.voice.voices import is_named
+    from narrator.voice.voices import list_voices
 
     return any(is_named(v, voice) and v.lang == lang for v in list_voices())
 

@@ -40,9 +40,11 @@ import time
 import warnings
 import wave
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

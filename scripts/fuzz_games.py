@@ -47,11 +47,16 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Literal, get_args, get_origin
+from typing import Any
+from typing import Literal
+from typing import get_args
+from typing import get_origin
 
 import annotated_types
 
@@ -61,37 +66,34 @@ if str(ROOT) not in sys.path:  # the shared checks live with the tests
 
 from narrator.drive import NIGHT_LIMIT  # noqa: E402
 from narrator.rules import codec  # noqa: E402
-from narrator.rules.answers import (  # noqa: E402
-    Answer,
-    AnswerKind,
-    CenterAnswer,
-    Destroy,
-    Nobody,
-    PressesAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-)
-from narrator.rules.core import Phase, Switches  # noqa: E402
-from narrator.rules.errors import ConfigError, NarratorError  # noqa: E402
-from narrator.rules.prompts import Prompt, Seat  # noqa: E402
-from narrator.rules.registry import (  # noqa: E402
-    GAMES,
-    Variant,
-    get_variant,
-    known_names,
-    make_switches,
-)
+from narrator.rules.answers import Answer  # noqa: E402
+from narrator.rules.answers import AnswerKind  # noqa: E402
+from narrator.rules.answers import CenterAnswer  # noqa: E402
+from narrator.rules.answers import Destroy  # noqa: E402
+from narrator.rules.answers import Nobody  # noqa: E402
+from narrator.rules.answers import PressesAnswer  # noqa: E402
+from narrator.rules.answers import SeatAnswer  # noqa: E402
+from narrator.rules.answers import SeatsAnswer  # noqa: E402
+from narrator.rules.core import Phase  # noqa: E402
+from narrator.rules.core import Switches  # noqa: E402
+from narrator.rules.errors import ConfigError  # noqa: E402
+from narrator.rules.errors import NarratorError  # noqa: E402
+from narrator.rules.prompts import Prompt  # noqa: E402
+from narrator.rules.prompts import Seat  # noqa: E402
+from narrator.rules.registry import GAMES  # noqa: E402
+from narrator.rules.registry import Variant  # noqa: E402
+from narrator.rules.registry import get_variant  # noqa: E402
+from narrator.rules.registry import known_names  # noqa: E402
+from narrator.rules.registry import make_switches  # noqa: E402
 from narrator.voice.catalog import LANGUAGES  # noqa: E402
-from tests.harness import (  # noqa: E402
-    FakeTable,
-    Replay,
-    assert_same,
-    check_game,
-    check_prompt,
-    deal_for,
-    play,
-    wrong_inputs,
-)
+from tests.harness import FakeTable  # noqa: E402
+from tests.harness import Replay  # noqa: E402
+from tests.harness import assert_same  # noqa: E402
+from tests.harness import check_game  # noqa: E402
+from tests.harness import check_prompt  # noqa: E402
+from tests.harness import deal_for  # noqa: E402
+from tests.harness import play  # noqa: E402
+from tests.harness import wrong_inputs  # noqa: E402
 
 STEP_LIMIT = 200_000  # far more than 30 nights of the largest table take
 CHUNK = 25  # games per task of a worker

@@ -38,7 +38,8 @@ import time
 import tomllib
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from types import FrameType
 from typing import Any

@@ -15,7 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from narrator.scenario import load_scenario, run_scenario
+from narrator.scenario import load_scenario
+from narrator.scenario import run_scenario
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 SCENARIOS = TESTS / "scenarios"

@@ -16,7 +16,9 @@ import numpy as np
 import soundfile
 
 from narrator.sound.clip import MIX_RATE
-from narrator.sound.knocks import KnockBed, chime, tick
+from narrator.sound.knocks import KnockBed
+from narrator.sound.knocks import chime
+from narrator.sound.knocks import tick
 
 AUDIO = Path(__file__).resolve().parent.parent / "audio"
 

@@ -28,9 +28,12 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from narrator.estimate import TimedLines, chars_per_s
+from narrator.estimate import TimedLines
+from narrator.estimate import chars_per_s
 from narrator.rules.core import shuffled_deal
-from narrator.rules.registry import get_variant, known_names, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.numbers import spoken

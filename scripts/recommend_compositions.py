@@ -26,13 +26,17 @@ import itertools
 import json
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import get_variant, make_switches
-from narrator.simulate.run import Setup, check_setup, simulate
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.simulate.run import Setup
+from narrator.simulate.run import check_setup
+from narrator.simulate.run import simulate
 from narrator.simulate.tally import Interval
 from narrator.voice.catalog import load_catalog
 

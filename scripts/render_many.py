@@ -27,7 +27,8 @@ import tempfile
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -38,7 +39,8 @@ from narrator.demo import render_offline
 from narrator.host.audio import SpeechSource
 from narrator.host.terminal import Terminal
 from narrator.prepared import prepare
-from narrator.rules.registry import get_variant, known_names
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
 from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
 from narrator.speaking import speech_source

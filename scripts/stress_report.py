@@ -35,16 +35,22 @@ import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from narrator.rules.core import RoleName
-from narrator.rules.registry import get_variant, known_names
-from narrator.voice.catalog import load_catalog, placeholders
-from narrator.voice.game_lines import lines_to_render, spoken_keys
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.game_lines import spoken_keys
 from narrator.voice.numbers import spoken
-from narrator.voice.pronounce import STRESS, Pronunciation, pronunciation
+from narrator.voice.pronounce import STRESS
+from narrator.voice.pronounce import Pronunciation
+from narrator.voice.pronounce import pronunciation
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "stress" / "ru.txt"
 VOICE = "voice_msu_ru_nsh_clunits"

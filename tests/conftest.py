@@ -59,7 +59,9 @@ def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
 @pytest.fixture(scope="session")
 def pulse_audio() -> Iterator[dict[str, str]]:
     """A private PulseAudio server with null devices; PortAudio re-scanned to see them."""
-    from tests.pulse import missing_tools, portaudio_on, pulse_server
+    from tests.pulse import missing_tools
+    from tests.pulse import portaudio_on
+    from tests.pulse import pulse_server
 
     problem = missing_tools()
     if problem is not None:

@@ -12,49 +12,69 @@ import random
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import NamedTuple
+from typing import TypeVar
 
 import pexpect
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck
 from hypothesis import Phase as HypothesisPhase
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from narrator.drive import NIGHT_LIMIT, Headless
-from narrator.host.journal import read_journal, unfinished_records
+from narrator.drive import NIGHT_LIMIT
+from narrator.drive import Headless
+from narrator.host.journal import read_journal
+from narrator.host.journal import unfinished_records
 from narrator.ports import Live
 from narrator.record import GameRecord
-from narrator.rules.answers import MAX_DIGITS, Answer, ExplodeAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.answers import MAX_DIGITS
+from narrator.rules.answers import Answer
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
 from narrator.rules.chance import Chance
-from narrator.rules.core import (
-    Ask,
-    Deal,
-    DealCard,
-    Eliminate,
-    Phase,
-    PublicView,
-    RoleName,
-    Say,
-    Secret,
-    Show,
-    Sleep,
-    Step,
-    Switches,
-    Timer,
-    Wake,
-    shuffled_deal,
-)
-from narrator.rules.errors import ConfigError, IllegalAction, NarratorError
-from narrator.rules.phases import PhaseId, night
-from narrator.rules.prompts import Prompt, Seat
-from narrator.rules.registry import Variant, get_variant, make_switches
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Phase
+from narrator.rules.core import PublicView
+from narrator.rules.core import RoleName
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Step
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import shuffled_deal
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import IllegalAction
+from narrator.rules.errors import NarratorError
+from narrator.rules.phases import PhaseId
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.simulate.driver import drawn
-from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
 
 if TYPE_CHECKING:
-    from narrator.rules.core import Game, Outcome
+    from narrator.rules.core import Game
+    from narrator.rules.core import Outcome
 
 Choose = Callable[[Prompt], list[str]]
 

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypeVar
 
 from narrator.rules.core import Switches
-from narrator.rules.registry import Variant, make_switches
+from narrator.rules.registry import Variant
+from narrator.rules.registry import make_switches
 
 if TYPE_CHECKING:
     from narrator.voice.tts import SpeechCache

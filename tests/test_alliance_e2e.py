@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.harness import deal_cards, events, finish, options, read_record, spawn_play, stop_game
+from tests.harness import deal_cards
+from tests.harness import events
+from tests.harness import finish
+from tests.harness import options
+from tests.harness import read_record
+from tests.harness import spawn_play
+from tests.harness import stop_game
 
 ROLE_NAMES = {
     "Оборотень": "werewolf",

@@ -11,23 +11,31 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from narrator.rules.alliance import (
-    CUPID,
-    GOOD,
-    GUARD,
-    HUNTER,
-    LOVERS,
-    SEER,
-    WEREWOLF,
-    WEREWOLVES,
-    WITCH,
-    AllianceSwitches,
-    winner_of,
-)
-from narrator.rules.core import Deal, Phase, Say, Timer
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.alliance import CUPID
+from narrator.rules.alliance import GOOD
+from narrator.rules.alliance import GUARD
+from narrator.rules.alliance import HUNTER
+from narrator.rules.alliance import LOVERS
+from narrator.rules.alliance import SEER
+from narrator.rules.alliance import WEREWOLF
+from narrator.rules.alliance import WEREWOLVES
+from narrator.rules.alliance import WITCH
+from narrator.rules.alliance import AllianceSwitches
+from narrator.rules.alliance import winner_of
+from narrator.rules.core import Deal
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Timer
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeTable, games, play, properties, random_game, scripted, switches_of
+from tests.harness import FakeTable
+from tests.harness import games
+from tests.harness import play
+from tests.harness import properties
+from tests.harness import random_game
+from tests.harness import scripted
+from tests.harness import switches_of
 
 VARIANT = get_variant("alliance")
 

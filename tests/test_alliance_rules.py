@@ -15,65 +15,75 @@ from typing import Any
 
 import pytest
 
-from narrator.rules.alliance import (
-    CUPID,
-    EXILED,
-    GOOD,
-    GUARD,
-    HUNTER,
-    LOVE,
-    LOVERS,
-    POISON,
-    SEER,
-    VILLAGER,
-    WEREWOLF,
-    WEREWOLVES,
-    WITCH,
-    WOLVES,
-    AllianceSwitches,
-    around,
-    badge_prompt,
-    candidates_prompt,
-    choice_vote_prompt,
-    cupid_prompt,
-    default_counts,
-    exile_tally,
-    explode_prompt,
-    guard_prompt,
-    hunter_prompt,
-    is_cross_team,
-    leaders,
-    may_shoot,
-    night_deaths,
-    no_shot_prompt,
-    order_prompt,
-    seer_prompt,
-    speaking_order,
-    top_of,
-    white_wolf_prompt,
-    winner_of,
-    witch_poison_prompt,
-    witch_save_prompt,
-    withdraw_prompt,
-    wolves_prompt,
-)
-from narrator.rules.answers import (
-    Abstain,
-    Destroy,
-    ExplodeAnswer,
-    Nobody,
-    OrderAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-    YesNo,
-)
+from narrator.rules.alliance import CUPID
+from narrator.rules.alliance import EXILED
+from narrator.rules.alliance import GOOD
+from narrator.rules.alliance import GUARD
+from narrator.rules.alliance import HUNTER
+from narrator.rules.alliance import LOVE
+from narrator.rules.alliance import LOVERS
+from narrator.rules.alliance import POISON
+from narrator.rules.alliance import SEER
+from narrator.rules.alliance import VILLAGER
+from narrator.rules.alliance import WEREWOLF
+from narrator.rules.alliance import WEREWOLVES
+from narrator.rules.alliance import WITCH
+from narrator.rules.alliance import WOLVES
+from narrator.rules.alliance import AllianceSwitches
+from narrator.rules.alliance import around
+from narrator.rules.alliance import badge_prompt
+from narrator.rules.alliance import candidates_prompt
+from narrator.rules.alliance import choice_vote_prompt
+from narrator.rules.alliance import cupid_prompt
+from narrator.rules.alliance import default_counts
+from narrator.rules.alliance import exile_tally
+from narrator.rules.alliance import explode_prompt
+from narrator.rules.alliance import guard_prompt
+from narrator.rules.alliance import hunter_prompt
+from narrator.rules.alliance import is_cross_team
+from narrator.rules.alliance import leaders
+from narrator.rules.alliance import may_shoot
+from narrator.rules.alliance import night_deaths
+from narrator.rules.alliance import no_shot_prompt
+from narrator.rules.alliance import order_prompt
+from narrator.rules.alliance import seer_prompt
+from narrator.rules.alliance import speaking_order
+from narrator.rules.alliance import top_of
+from narrator.rules.alliance import white_wolf_prompt
+from narrator.rules.alliance import winner_of
+from narrator.rules.alliance import witch_poison_prompt
+from narrator.rules.alliance import witch_save_prompt
+from narrator.rules.alliance import withdraw_prompt
+from narrator.rules.alliance import wolves_prompt
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Destroy
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
 from narrator.rules.chance import Chance
-from narrator.rules.core import Ask, Deal, Eliminate, Phase, Say, Step, Timer
-from narrator.rules.errors import BadAnswerText, ConfigError, NotNow
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Prompt, Tag
-from narrator.rules.registry import check_players, get_variant, make_switches
-from narrator.scenario import ScenarioFile, load_scenario, run_scenario
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.errors import BadAnswerText
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NotNow
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.scenario import ScenarioFile
+from narrator.scenario import load_scenario
+from narrator.scenario import run_scenario
 from narrator.simulate.driver import drawn
 from tests.harness import rejected
 from tests.support import switches_maker

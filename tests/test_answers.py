@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.rules.answers import (
-    Abstain,
-    AnswerKind,
-    CenterAnswer,
-    CountAnswer,
-    Destroy,
-    ExplodeAnswer,
-    Nobody,
-    OrderAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-    YesNo,
-    describe,
-    parse_answer,
-)
-from narrator.rules.errors import BadAnswerText, NarratorError
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import Destroy
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
+from narrator.rules.answers import describe
+from narrator.rules.answers import parse_answer
+from narrator.rules.errors import BadAnswerText
+from narrator.rules.errors import NarratorError
 
 K = AnswerKind
 SEAT_OR_NONE = frozenset({K.SEAT, K.NOBODY})

@@ -17,16 +17,28 @@ from typing import Any
 import numpy as np
 import pytest
 
-from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
+from narrator.clocks import RealClock
+from narrator.host.audio import AudioVoice
+from narrator.host.audio import NightSound
+from narrator.host.audio import PackOrTTS
 from narrator.host.demo import DemoKeys
 from narrator.host.table import TableDriver
-from narrator.host.terminal import RealClock
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, Game, Outcome, Phase, Say, Script, Sleep, Wake
-from narrator.rules.phases import day, night
+from narrator.rules.core import Deal
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Sleep
+from narrator.rules.core import Wake
+from narrator.rules.phases import day
+from narrator.rules.phases import night
 from narrator.rules.prompts import Tag
-from narrator.sound.clip import MIX_RATE, Clip
-from narrator.sound.mixer import Mixer, MixSettings
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.mixer import Mixer
+from narrator.sound.mixer import MixSettings
 from narrator.sound.output import DeviceOutput
 from narrator.voice.catalog import load_catalog
 from tests.harness import RecordingScreen

@@ -7,7 +7,8 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,22 @@ import pytest
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import Outcome, Say, Step, shuffled_deal
+from narrator.rules.core import Outcome
+from narrator.rules.core import Say
+from narrator.rules.core import Step
+from narrator.rules.core import shuffled_deal
 from narrator.rules.errors import NarratorError
-from narrator.rules.onenight import INQUISITION, NOBODY_WINS, ROLES, WEREWOLVES
+from narrator.rules.onenight import INQUISITION
+from narrator.rules.onenight import NOBODY_WINS
+from narrator.rules.onenight import ROLES
+from narrator.rules.onenight import WEREWOLVES
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
-from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog, placeholders
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
 
 ROOT = Path(__file__).resolve().parent.parent
 

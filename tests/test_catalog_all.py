@@ -9,11 +9,17 @@ import pytest
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import Eliminate, Say, Show, shuffled_deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Say
+from narrator.rules.core import Show
+from narrator.rules.core import shuffled_deal
 from narrator.rules.errors import NarratorError
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, known_names, make_switches
-from narrator.voice.catalog import load_catalog, placeholders
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
 
 RU = load_catalog("ru")
 EN = load_catalog("en")

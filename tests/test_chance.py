@@ -11,17 +11,33 @@ import pytest
 
 import narrator.rules.alliance as alliance_rules
 from narrator.record import GameRecord
-from narrator.resume import drawn, unfinished
+from narrator.resume import drawn
+from narrator.resume import unfinished
 from narrator.rules.alliance.day import day_of
-from narrator.rules.alliance.roles import CUPID, GUARD, HUNTER, SEER, VILLAGER, WEREWOLF, WITCH
-from narrator.rules.answers import OrderAnswer, SeatsAnswer
-from narrator.rules.chance import drawn_order, drawn_seats
-from narrator.rules.core import Deal, Flow, Outcome
+from narrator.rules.alliance.roles import CUPID
+from narrator.rules.alliance.roles import GUARD
+from narrator.rules.alliance.roles import HUNTER
+from narrator.rules.alliance.roles import SEER
+from narrator.rules.alliance.roles import VILLAGER
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.roles import WITCH
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.chance import drawn_order
+from narrator.rules.chance import drawn_seats
+from narrator.rules.core import Deal
+from narrator.rules.core import Flow
+from narrator.rules.core import Outcome
 from narrator.rules.errors import NarratorError
-from narrator.rules.registry import get_variant, make_switches
-from narrator.scenario import ScenarioDriver, ScenarioFile, run_scenario
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.scenario import ScenarioDriver
+from narrator.scenario import ScenarioFile
+from narrator.scenario import run_scenario
 from narrator.voice.catalog import load_catalog
-from tests.test_resume import pathlike, play, resume
+from tests.test_resume import pathlike
+from tests.test_resume import play
+from tests.test_resume import resume
 
 W, S, WI, H, G, V, C = WEREWOLF, SEER, WITCH, HUNTER, GUARD, VILLAGER, CUPID
 DEAL = (W, S, WI, H, W, G, V, W, V, V, W, C)

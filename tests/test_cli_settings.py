@@ -8,32 +8,39 @@ import argparse
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
+from typing import Any
 
 import pytest
 from pydantic import Field
 from textual.app import App
-from textual.widgets import Input, Select, Static, Switch
+from textual.widgets import Input
+from textual.widgets import Select
+from textual.widgets import Static
+from textual.widgets import Switch
 
-from narrator import cli, settings
-from narrator.cli import _parser, play_settings
-from narrator.rules.registry import GAMES, get_variant
-from narrator.settings import (
-    AT_TABLE,
-    FIELDS,
-    SHOWN,
-    Flag,
-    Seconds,
-    TableSettings,
-    default_of,
-    default_players,
-    is_duration,
-    play_defaults,
-    refusal,
-)
-from narrator.voice.catalog import LANGUAGES, load_catalog
+from narrator import cli
+from narrator import settings
+from narrator.cli import _parser
+from narrator.cli import play_settings
+from narrator.rules.registry import GAMES
+from narrator.rules.registry import get_variant
+from narrator.settings import AT_TABLE
+from narrator.settings import FIELDS
+from narrator.settings import SHOWN
+from narrator.settings import Flag
+from narrator.settings import Seconds
+from narrator.settings import TableSettings
+from narrator.settings import default_of
+from narrator.settings import default_players
+from narrator.settings import is_duration
+from narrator.settings import play_defaults
+from narrator.settings import refusal
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import load_catalog
 from narrator.voice.rates import RATES
-from tests.test_setup_screen import run_setup, setup_of
+from tests.test_setup_screen import run_setup
+from tests.test_setup_screen import setup_of
 from tests.test_tui import until
 
 ROOT = Path(__file__).resolve().parent.parent

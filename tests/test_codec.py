@@ -10,26 +10,32 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.rules import codec, phases
-from narrator.rules.alliance import badge_prompt, candidates_prompt, explode_prompt, order_prompt
-from narrator.rules.answers import (
-    Abstain,
-    CenterAnswer,
-    CountAnswer,
-    Destroy,
-    ExplodeAnswer,
-    Nobody,
-    OrderAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-    YesNo,
-)
+from narrator.rules import codec
+from narrator.rules import phases
+from narrator.rules.alliance import badge_prompt
+from narrator.rules.alliance import candidates_prompt
+from narrator.rules.alliance import explode_prompt
+from narrator.rules.alliance import order_prompt
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import Destroy
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
 from narrator.rules.errors import NarratorError
 from narrator.rules.halloween import vote_prompt as halloween_vote
-from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import high_inquisitor_prompt
 from narrator.rules.onenight import vote_prompt as onenight_vote
-from narrator.rules.prompts import Prompt, Tag
-from narrator.rules.sport_mafia import count_prompt, shoot_prompt, shots_of
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.sport_mafia import count_prompt
+from narrator.rules.sport_mafia import shoot_prompt
+from narrator.rules.sport_mafia import shots_of
 from narrator.voice.catalog import load_catalog
 
 LIVING = tuple(range(1, 13))

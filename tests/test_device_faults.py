@@ -21,38 +21,53 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from narrator.clocks import RealClock
 from narrator.host.audio import Silence
 from narrator.host.demo import DemoKeys
 from narrator.host.outage import SoundWatch
-from narrator.host.terminal import RealClock
 from narrator.listen.keys import VoiceKeys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
 from narrator.listen.vosk_asr import VoskLoader as ModelLoader
 from narrator.listen.words import lexicon_for
-from narrator.ports import INTERRUPT, Attempt, Clock, Live
-from narrator.prepared import Prepared, prepare
+from narrator.ports import INTERRUPT
+from narrator.ports import Attempt
+from narrator.ports import Clock
+from narrator.ports import Live
+from narrator.prepared import Prepared
+from narrator.prepared import prepare
 from narrator.rules.core import PublicView
 from narrator.rules.prompts import Prompt
 from narrator.session import spoken_game
 from narrator.settings import TableSettings
-from narrator.sound.clip import MIX_RATE, Clip
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
 from narrator.sound.mixer import Mixer
 from narrator.sound.output import DeviceOutput
-from narrator.speaking import Speaking, demo_keys, speaking, speech_source, voice_input
+from narrator.speaking import Speaking
+from narrator.speaking import demo_keys
+from narrator.speaking import speaking
+from narrator.speaking import speech_source
+from narrator.speaking import voice_input
 from narrator.voice.catalog import load_catalog
-from tests.harness import events, record_in
-from tests.pulse import PulseServer, missing_tools, portaudio_on
+from tests.harness import events
+from tests.harness import record_in
+from tests.pulse import PulseServer
+from tests.pulse import missing_tools
+from tests.pulse import portaudio_on
 from tests.test_audio_device import Recorder
-from tests.test_listen_vosk import korean_model_path, silence
+from tests.test_listen_vosk import korean_model_path
+from tests.test_listen_vosk import silence
 
 GAME_S = 240  # the most a whole toy game may take here, pauses included
 STATE_S = 60  # the most a test waits for one state

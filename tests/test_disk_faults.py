@@ -26,7 +26,12 @@ from typing import Any
 
 import pytest
 
-from narrator.host.journal import FRAME_BYTES, PLAIN, SEALED, Journal, read_journal, record_stop
+from narrator.host.journal import FRAME_BYTES
+from narrator.host.journal import PLAIN
+from narrator.host.journal import SEALED
+from narrator.host.journal import Journal
+from narrator.host.journal import read_journal
+from narrator.host.journal import record_stop
 from narrator.voice.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,7 +289,8 @@ def test_a_game_that_cannot_start_says_why_on_the_full_screen(tmp_path: Path) ->
     from narrator.host.journal import unfinished_records
     from narrator.settings import TableSettings
     from tests.test_resume import stopped_onenight
-    from tests.test_tui import make_app, until
+    from tests.test_tui import make_app
+    from tests.test_tui import until
 
     records, _ = stopped_onenight(tmp_path)
     settings = TableSettings(game="halloween", record_dir=records, answer_s=5)

@@ -12,17 +12,16 @@ from typing import Any
 
 import pytest
 
-from narrator.estimate import (
-    ANSWER_TYPING_S,
-    DEAL_CARD_S,
-    GAMES,
-    Length,
-    clear_cache,
-    expected_length,
-    percentile,
-)
+from narrator.estimate import ANSWER_TYPING_S
+from narrator.estimate import DEAL_CARD_S
+from narrator.estimate import GAMES
+from narrator.estimate import Length
+from narrator.estimate import clear_cache
+from narrator.estimate import expected_length
+from narrator.estimate import percentile
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 
 # Each game at the seat count `narrator play` starts it with.
 DEFAULT_TABLES = {"onenight": 5, "halloween": 10, "sport_mafia": 10, "alliance": 11}

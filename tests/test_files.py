@@ -8,17 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from narrator.files import (
-    MAX_DEPTH,
-    SETTINGS,
-    BadFile,
-    Kind,
-    inside,
-    load_json,
-    load_toml,
-    read_bytes,
-    read_text,
-)
+from narrator.files import MAX_DEPTH
+from narrator.files import SETTINGS
+from narrator.files import BadFile
+from narrator.files import Kind
+from narrator.files import inside
+from narrator.files import load_json
+from narrator.files import load_toml
+from narrator.files import read_bytes
+from narrator.files import read_text
 
 SMALL = Kind("test file", 100, max_items=10, max_text=8)
 

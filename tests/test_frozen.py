@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest

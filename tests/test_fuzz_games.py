@@ -14,11 +14,17 @@ from collections import Counter
 import pytest
 
 from narrator import drive
-from narrator.rules import codec, sport_mafia
-from narrator.rules.answers import Answer, AnswerKind, CountAnswer, SeatsAnswer
+from narrator.rules import codec
+from narrator.rules import sport_mafia
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import SeatsAnswer
 from narrator.rules.phases import day
-from narrator.rules.prompts import Prompt, Tag
-from narrator.rules.registry import get_variant, known_names
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
 from tests.support import load_script
 
 GAMES_PER_VARIANT = 40

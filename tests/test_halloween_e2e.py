@@ -12,16 +12,14 @@ from pathlib import Path
 
 import pexpect
 
-from tests.harness import (
-    CLEAR_SCROLLBACK,
-    deal_cards,
-    events,
-    finish,
-    options,
-    record_in,
-    spawn_play,
-    stop_game,
-)
+from tests.harness import CLEAR_SCROLLBACK
+from tests.harness import deal_cards
+from tests.harness import events
+from tests.harness import finish
+from tests.harness import options
+from tests.harness import record_in
+from tests.harness import spawn_play
+from tests.harness import stop_game
 
 SHORT = (
     *options(vampires_s=3, witch_s=2, hunter_s=2, silence_s=0.5),

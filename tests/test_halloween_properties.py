@@ -16,20 +16,31 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from narrator.rules.answers import Abstain, Answer, Nobody, SeatAnswer
-from narrator.rules.core import Eliminate, Phase, Wake
-from narrator.rules.halloween import (
-    DRAW,
-    HUNTER,
-    VAMPIRE,
-    VAMPIRES,
-    VILLAGERS,
-    WITCH,
-    HalloweenSwitches,
-)
-from narrator.rules.registry import get_variant, make_switches
-from narrator.voice.catalog import LANGUAGES, load_catalog
-from tests.harness import FakeTable, deal_for, games, play, properties, random_game, switches_of
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Answer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Phase
+from narrator.rules.core import Wake
+from narrator.rules.halloween import DRAW
+from narrator.rules.halloween import HUNTER
+from narrator.rules.halloween import VAMPIRE
+from narrator.rules.halloween import VAMPIRES
+from narrator.rules.halloween import VILLAGERS
+from narrator.rules.halloween import WITCH
+from narrator.rules.halloween import HalloweenSwitches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import load_catalog
+from tests.harness import FakeTable
+from tests.harness import deal_for
+from tests.harness import games
+from tests.harness import play
+from tests.harness import properties
+from tests.harness import random_game
+from tests.harness import switches_of
 
 VARIANT = get_variant("halloween")
 RU = load_catalog("ru")

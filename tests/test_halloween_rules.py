@@ -2,52 +2,56 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from narrator.rules.answers import Abstain, Nobody, SeatAnswer
-from narrator.rules.core import (
-    Ask,
-    Deal,
-    Eliminate,
-    Outcome,
-    Phase,
-    RoleName,
-    Say,
-    Secret,
-    Show,
-    Step,
-    Timer,
-    Wake,
-)
-from narrator.rules.errors import BadAnswerText, ConfigError
-from narrator.rules.halloween import (
-    DRAW,
-    HUNTER,
-    VAMPIRE,
-    VAMPIRES,
-    VILLAGER,
-    VILLAGERS,
-    WITCH,
-    HalloweenSwitches,
-    default_counts,
-    first_voter,
-    hunter_prompt,
-    leaders,
-    night_victim,
-    vampires_prompt,
-    vote_prompt,
-    voting_order,
-    win_line,
-    winner_of,
-    witch_prompt,
-)
-from narrator.rules.phases import PhaseId, day, night
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import RoleName
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.errors import BadAnswerText
+from narrator.rules.errors import ConfigError
+from narrator.rules.halloween import DRAW
+from narrator.rules.halloween import HUNTER
+from narrator.rules.halloween import VAMPIRE
+from narrator.rules.halloween import VAMPIRES
+from narrator.rules.halloween import VILLAGER
+from narrator.rules.halloween import VILLAGERS
+from narrator.rules.halloween import WITCH
+from narrator.rules.halloween import HalloweenSwitches
+from narrator.rules.halloween import default_counts
+from narrator.rules.halloween import first_voter
+from narrator.rules.halloween import hunter_prompt
+from narrator.rules.halloween import leaders
+from narrator.rules.halloween import night_victim
+from narrator.rules.halloween import vampires_prompt
+from narrator.rules.halloween import vote_prompt
+from narrator.rules.halloween import voting_order
+from narrator.rules.halloween import win_line
+from narrator.rules.halloween import winner_of
+from narrator.rules.halloween import witch_prompt
+from narrator.rules.phases import PhaseId
+from narrator.rules.phases import day
+from narrator.rules.phases import night
 from narrator.rules.prompts import Tag
-from narrator.rules.registry import check_players, get_variant
-from tests.harness import rejected, step_through
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from tests.harness import rejected
+from tests.harness import step_through
 from tests.support import switches_maker
 
 V, W, H, C = VAMPIRE, WITCH, HUNTER, VILLAGER

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from textual.app import App
 
-from narrator.cli import _parser, play_settings
-from narrator.screen.remembered import initial_values, last_path
+from narrator.cli import _parser
+from narrator.cli import play_settings
+from narrator.screen.remembered import initial_values
+from narrator.screen.remembered import last_path
 from narrator.screen.setup import SetupScreen
 from narrator.settings import play_defaults
 from narrator.voice.catalog import load_catalog

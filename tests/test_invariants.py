@@ -26,26 +26,30 @@ them too, over thousands of games answered with garbage.
 from __future__ import annotations
 
 import random
-from typing import Literal, get_args, get_origin
+from typing import Literal
+from typing import get_args
+from typing import get_origin
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume
+from hypothesis import given
 from hypothesis import strategies as st
 
 from narrator.rules.core import Switches
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import Variant, get_variant, known_names, make_switches
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import LANGUAGES
-from tests.harness import (
-    Choose,
-    check_game,
-    check_prompt,
-    check_public_facts_only,
-    play,
-    properties,
-    random_attempts,
-    random_game,
-)
+from tests.harness import Choose
+from tests.harness import check_game
+from tests.harness import check_prompt
+from tests.harness import check_public_facts_only
+from tests.harness import play
+from tests.harness import properties
+from tests.harness import random_attempts
+from tests.harness import random_game
 
 CASES = [
     pytest.param(name, players, id=f"{name}-{players}")

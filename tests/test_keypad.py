@@ -8,32 +8,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from narrator.host.keypad import (
-    AskStop,
-    AskUndo,
-    Claim,
-    Effect,
-    End,
-    Entry,
-    Heard,
-    Interrupt,
-    Submit,
-    judged,
-    press,
-    refused,
-    taken,
-)
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Attempt
-from narrator.rules.alliance.prompts import (
-    candidates_prompt,
-    explode_prompt,
-    hunter_prompt,
-    order_prompt,
-)
+from narrator.host.keypad import AskStop
+from narrator.host.keypad import AskUndo
+from narrator.host.keypad import Claim
+from narrator.host.keypad import Effect
+from narrator.host.keypad import End
+from narrator.host.keypad import Entry
+from narrator.host.keypad import Heard
+from narrator.host.keypad import Interrupt
+from narrator.host.keypad import Submit
+from narrator.host.keypad import judged
+from narrator.host.keypad import press
+from narrator.host.keypad import refused
+from narrator.host.keypad import taken
+from narrator.ports import BACKSPACE
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import UNDO
+from narrator.ports import Attempt
+from narrator.rules.alliance.prompts import candidates_prompt
+from narrator.rules.alliance.prompts import explode_prompt
+from narrator.rules.alliance.prompts import hunter_prompt
+from narrator.rules.alliance.prompts import order_prompt
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import high_inquisitor_prompt
 from narrator.rules.phases import day
-from narrator.rules.prompts import Prompt, Seat, Tag, seat_prompt
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import seat_prompt
 from narrator.rules.sport_mafia import shoot_prompt
 
 LIVING = tuple(range(1, 11))

@@ -8,7 +8,8 @@ that is never imported at run time is checked all the same.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 

@@ -8,23 +8,24 @@ import io
 import threading
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from dataclasses import field
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from narrator.cli import main
-from narrator.listen.models import (
-    ModelSpec,
-    download,
-    find_model,
-    installed,
-    model_for,
-    offline_message,
-)
+from narrator.listen.models import ModelSpec
+from narrator.listen.models import download
+from narrator.listen.models import find_model
+from narrator.listen.models import installed
+from narrator.listen.models import model_for
+from narrator.listen.models import offline_message
 from narrator.rules.errors import ConfigError
-from tests.test_listen_readback import FakeKeypad, FakeVoice
+from tests.test_listen_readback import FakeKeypad
+from tests.test_listen_readback import FakeVoice
 
 
 @dataclass

@@ -17,20 +17,27 @@ from pathlib import Path
 import pytest
 
 from narrator.listen import corpus
-from narrator.listen.engine import RATE, ModelLoader
+from narrator.listen.engine import RATE
+from narrator.listen.engine import ModelLoader
 from narrator.listen.keys import VoiceKeys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
-from narrator.ports import ENTER, Attempt, Live
+from narrator.ports import ENTER
+from narrator.ports import Attempt
+from narrator.ports import Live
 from narrator.rules import phases
 from narrator.rules.halloween import vote_prompt
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from narrator.voice.catalog import load_catalog
 from tests.test_listen_readback import FakeVoice
 from tests.test_table_loop import ask_once
-from tests.voice_table import Keypad, Screen, silence, wait_until
+from tests.voice_table import Keypad
+from tests.voice_table import Screen
+from tests.voice_table import silence
+from tests.voice_table import wait_until
 
 BANK = corpus.Corpus()
 GUARD_S = 60  # a guard against a hang, never a measure of speed
@@ -187,9 +194,14 @@ def test_every_utterance_at_a_vote_gets_a_reaction_through_the_microphone(
     a reaction to every utterance, nothing for «три», voter 5's «два» taken."""
     from narrator.listen.keys import open_voice_keys
     from narrator.rules.answers import SeatAnswer
-    from narrator.rules.core import Ask, Outcome, Phase, Say, Script
+    from narrator.rules.core import Ask
+    from narrator.rules.core import Outcome
+    from narrator.rules.core import Phase
+    from narrator.rules.core import Say
+    from narrator.rules.core import Script
     from tests.support import espeak_cache
-    from tests.voice_table import play_by_voice, play_into_microphone
+    from tests.voice_table import play_by_voice
+    from tests.voice_table import play_into_microphone
 
     lexicon = lexicon_for(lang)
     catalog = load_catalog(lang)

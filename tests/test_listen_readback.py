@@ -11,13 +11,17 @@ from __future__ import annotations
 import queue
 from typing import TYPE_CHECKING
 
-from narrator.listen.keys import CONFIRM_S, VoiceKeys
-from narrator.listen.listener import Notice, Utterance
+from narrator.listen.keys import CONFIRM_S
+from narrator.listen.keys import VoiceKeys
+from narrator.listen.listener import Notice
+from narrator.listen.listener import Utterance
 from narrator.listen.words import lexicon_for
-from narrator.ports import ENTER, Attempt
+from narrator.ports import ENTER
+from narrator.ports import Attempt
 from narrator.rules.phases import day
 from narrator.rules.prompts import Tag
-from narrator.rules.sport_mafia import _seat_prompt, count_prompt
+from narrator.rules.sport_mafia import _seat_prompt
+from narrator.rules.sport_mafia import count_prompt
 
 if TYPE_CHECKING:
     from tests.voice_table import Screen

@@ -18,27 +18,36 @@ import pytest
 
 from narrator.cli import main
 from narrator.listen import corpus
-from narrator.listen.engine import RATE, Endpointer, UtteranceBuffer
-from narrator.listen.engines import choices, choose
-from narrator.listen.keys import VoiceKeys, open_voice_keys
+from narrator.listen.engine import RATE
+from narrator.listen.engine import Endpointer
+from narrator.listen.engine import UtteranceBuffer
+from narrator.listen.engines import choices
+from narrator.listen.engines import choose
+from narrator.listen.keys import VoiceKeys
+from narrator.listen.keys import open_voice_keys
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
-from narrator.listen.sphinx_asr import GARBAGE, REJECT, SphinxEngine, jsgf
-from narrator.listen.words import UNKNOWN, grammar, interpret, lexicon_for
+from narrator.listen.sphinx_asr import GARBAGE
+from narrator.listen.sphinx_asr import REJECT
+from narrator.listen.sphinx_asr import SphinxEngine
+from narrator.listen.sphinx_asr import jsgf
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import grammar
+from narrator.listen.words import interpret
+from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import day
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from narrator.rules.sport_mafia import count_prompt
-from tests.voice_table import (
-    Keypad,
-    Screen,
-    render_the_day,
-    silence,
-    speak_at_the_vote,
-    typed,
-    vote_by_voice,
-)
+from tests.voice_table import Keypad
+from tests.voice_table import Screen
+from tests.voice_table import render_the_day
+from tests.voice_table import silence
+from tests.voice_table import speak_at_the_vote
+from tests.voice_table import typed
+from tests.voice_table import vote_by_voice
 
 BANK = corpus.Corpus()
 

@@ -29,29 +29,42 @@ from pathlib import Path
 
 import pytest
 
-from narrator.listen.engine import RATE, ModelLoader
-from narrator.listen.keys import VoiceKeys, open_voice_keys
+from narrator.listen.engine import RATE
+from narrator.listen.engine import ModelLoader
+from narrator.listen.keys import VoiceKeys
+from narrator.listen.keys import open_voice_keys
 from narrator.listen.listener import Listener
-from narrator.listen.mic import FileSource, Microphone, read_wav, resample, to_pcm
-from narrator.listen.models import KNOWN, default_models_dir, find_model
-from narrator.listen.vosk_asr import SpeechModel, model_problem
-from narrator.listen.words import Lexicon, grammar, interpret, lexicon_for
+from narrator.listen.mic import FileSource
+from narrator.listen.mic import Microphone
+from narrator.listen.mic import read_wav
+from narrator.listen.mic import resample
+from narrator.listen.mic import to_pcm
+from narrator.listen.models import KNOWN
+from narrator.listen.models import default_models_dir
+from narrator.listen.models import find_model
+from narrator.listen.vosk_asr import SpeechModel
+from narrator.listen.vosk_asr import model_problem
+from narrator.listen.words import Lexicon
+from narrator.listen.words import grammar
+from narrator.listen.words import interpret
+from narrator.listen.words import lexicon_for
 from narrator.ports import ENTER
 from narrator.rules.errors import ConfigError
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Prompt, Tag
-from narrator.rules.sport_mafia import _seat_prompt, count_prompt
-from tests.voice_table import (
-    Keypad,
-    Screen,
-    play_into_microphone,
-    render_the_day,
-    speak_at_the_vote,
-    typed,
-    vote_by_voice,
-    wait_until,
-)
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.sport_mafia import _seat_prompt
+from narrator.rules.sport_mafia import count_prompt
+from tests.voice_table import Keypad
+from tests.voice_table import Screen
+from tests.voice_table import play_into_microphone
+from tests.voice_table import render_the_day
 from tests.voice_table import silence as silence  # test_device_faults.py takes it from here
+from tests.voice_table import speak_at_the_vote
+from tests.voice_table import typed
+from tests.voice_table import vote_by_voice
+from tests.voice_table import wait_until
 
 
 def korean_model_path() -> Path:

@@ -14,8 +14,12 @@ from pathlib import Path
 import pytest
 
 from narrator.listen import corpus
-from narrator.listen.whisper_asr import SHA256, check_files, closest, words_of
-from narrator.listen.words import grammar, lexicon_for
+from narrator.listen.whisper_asr import SHA256
+from narrator.listen.whisper_asr import check_files
+from narrator.listen.whisper_asr import closest
+from narrator.listen.whisper_asr import words_of
+from narrator.listen.words import grammar
+from narrator.listen.words import lexicon_for
 from narrator.rules.errors import ConfigError
 
 ENGLISH = lexicon_for("en")

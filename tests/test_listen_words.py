@@ -4,20 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from narrator.listen.words import (
-    UNKNOWN,
-    grammar,
-    interpret,
-    is_day_prompt,
-    lexicon_for,
-)
-from narrator.rules.answers import AnswerKind, Nobody
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import grammar
+from narrator.listen.words import interpret
+from narrator.listen.words import is_day_prompt
+from narrator.listen.words import lexicon_for
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import Nobody
 from narrator.rules.errors import ConfigError
-from narrator.rules.onenight import OneNightSwitches, vote_prompt
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Prompt, Tag, seat_prompt
-from narrator.rules.sport_mafia import _seat_prompt, count_prompt
-from narrator.voice.numbers import english, russian
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import vote_prompt
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import seat_prompt
+from narrator.rules.sport_mafia import _seat_prompt
+from narrator.rules.sport_mafia import count_prompt
+from narrator.voice.numbers import english
+from narrator.voice.numbers import russian
 
 RUSSIAN, ENGLISH, KOREAN = (lexicon_for(lang) for lang in ("ru", "en", "ko"))
 

@@ -15,18 +15,16 @@ import numpy as np
 import pytest
 
 from narrator.sound.clip import Clip
-from narrator.sound.loudness import (
-    CEILING_DBFS,
-    MARGIN_S,
-    QUIETEST_DBFS,
-    SLACK_S,
-    TARGET_DBFS,
-    VERSION,
-    levelled,
-    loudness_dbfs,
-    peak_dbfs,
-    trimmed,
-)
+from narrator.sound.loudness import CEILING_DBFS
+from narrator.sound.loudness import MARGIN_S
+from narrator.sound.loudness import QUIETEST_DBFS
+from narrator.sound.loudness import SLACK_S
+from narrator.sound.loudness import TARGET_DBFS
+from narrator.sound.loudness import VERSION
+from narrator.sound.loudness import levelled
+from narrator.sound.loudness import loudness_dbfs
+from narrator.sound.loudness import peak_dbfs
+from narrator.sound.loudness import trimmed
 
 RATE = 22050
 

@@ -7,12 +7,20 @@ import random
 import numpy as np
 import pytest
 
+from narrator.clocks import RealClock
 from narrator.host.audio import AudioVoice
-from narrator.host.terminal import RealClock
-from narrator.sound.clip import MIX_RATE, Clip
-from narrator.sound.knocks import KnockBed, chime, knock
-from narrator.sound.mixer import Mixer, MixSettings, mix_block, ramp
-from narrator.sound.output import OfflineOutput, Playback, VirtualClock
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.knocks import KnockBed
+from narrator.sound.knocks import chime
+from narrator.sound.knocks import knock
+from narrator.sound.mixer import Mixer
+from narrator.sound.mixer import MixSettings
+from narrator.sound.mixer import mix_block
+from narrator.sound.mixer import ramp
+from narrator.sound.output import OfflineOutput
+from narrator.sound.output import Playback
+from narrator.sound.output import VirtualClock
 
 
 def tone(seconds: float, hz: float = 440.0, level: float = 0.8, rate: int = 22050) -> Clip:

@@ -16,16 +16,18 @@ import soundfile
 
 from narrator import speaking
 from narrator.rules.errors import ConfigError
-from narrator.sound.clip import MIX_RATE, Clip, Samples
-from narrator.sound.mixer import Mixer, MixSettings
-from narrator.sound.narration import (
-    DEFAULT_SUFFIX,
-    FORMATS,
-    WRITE_FRAMES,
-    NarrationFile,
-    narration_format,
-)
-from narrator.sound.output import FileOutput, OfflineOutput
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.clip import Samples
+from narrator.sound.mixer import Mixer
+from narrator.sound.mixer import MixSettings
+from narrator.sound.narration import DEFAULT_SUFFIX
+from narrator.sound.narration import FORMATS
+from narrator.sound.narration import WRITE_FRAMES
+from narrator.sound.narration import NarrationFile
+from narrator.sound.narration import narration_format
+from narrator.sound.output import FileOutput
+from narrator.sound.output import OfflineOutput
 from tests.support import run_python
 
 ROOT = Path(__file__).resolve().parent.parent

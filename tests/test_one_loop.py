@@ -17,22 +17,26 @@ import pytest
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Eliminate,
-    Game,
-    Outcome,
-    Phase,
-    Say,
-    Step,
-    Timer,
-    Wake,
-    shuffled_deal,
-)
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import shuffled_deal
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
-from narrator.simulate.driver import GameResult, Players, game_rngs, play, tell
+from narrator.simulate.driver import GameResult
+from narrator.simulate.driver import Players
+from narrator.simulate.driver import game_rngs
+from narrator.simulate.driver import play
+from narrator.simulate.driver import tell
 from narrator.simulate.players import RandomPlayers
-from narrator.simulate.run import Setup, check_setup, players_maker
+from narrator.simulate.run import Setup
+from narrator.simulate.run import check_setup
+from narrator.simulate.run import players_maker
 from narrator.voice.catalog import load_catalog
 
 SEEDS = 200

@@ -2,35 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from narrator.rules.answers import CenterAnswer, Nobody, SeatAnswer
-from narrator.rules.core import Ask, Deal, Secret, Show, Sleep, Step, Wake
-from narrator.rules.errors import BadAnswerText, ConfigError
-from narrator.rules.onenight import (
-    HIGH_INQUISITOR,
-    INQUISITION,
-    INQUISITOR,
-    NOBODY_WINS,
-    SPIRIT,
-    WEREWOLF,
-    WEREWOLVES,
-    OneNightSwitches,
-    burned_by,
-    high_inquisitor_prompt,
-    lone_wolf_prompt,
-    spirit_prompt,
-    vote_prompt,
-    win_line,
-    winner_of,
-)
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Step
+from narrator.rules.core import Wake
+from narrator.rules.errors import BadAnswerText
+from narrator.rules.errors import ConfigError
+from narrator.rules.onenight import HIGH_INQUISITOR
+from narrator.rules.onenight import INQUISITION
+from narrator.rules.onenight import INQUISITOR
+from narrator.rules.onenight import NOBODY_WINS
+from narrator.rules.onenight import SPIRIT
+from narrator.rules.onenight import WEREWOLF
+from narrator.rules.onenight import WEREWOLVES
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import burned_by
+from narrator.rules.onenight import high_inquisitor_prompt
+from narrator.rules.onenight import lone_wolf_prompt
+from narrator.rules.onenight import spirit_prompt
+from narrator.rules.onenight import vote_prompt
+from narrator.rules.onenight import win_line
+from narrator.rules.onenight import winner_of
 from narrator.rules.phases import night
 from narrator.rules.prompts import Tag
 from narrator.rules.registry import get_variant
-from tests.harness import rejected, step_through
+from tests.harness import rejected
+from tests.harness import step_through
 from tests.support import switches_maker
 
 W, HI, S, I_ = WEREWOLF, HIGH_INQUISITOR, SPIRIT, INQUISITOR

@@ -31,7 +31,8 @@ import pytest
 from narrator.rules.errors import ConfigError
 from narrator.voice import pack_file
 from narrator.voice.pack_file import import_pack
-from narrator.voice.pack_manifest import MANIFEST, pack_folder
+from narrator.voice.pack_manifest import MANIFEST
+from narrator.voice.pack_manifest import pack_folder
 from narrator.voice.packs import VoicePack
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,16 +4,23 @@ leaves the program and read back in one place; put into words in one place."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
 import pytest
 
 from narrator.host.journal import record_stop
-from narrator.resume import replayed, unfinished
+from narrator.resume import replayed
+from narrator.resume import unfinished
 from narrator.rules.errors import ConfigError
-from narrator.rules.phases import SETUP, PhaseId, day, night
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
+from narrator.rules.phases import day
+from narrator.rules.phases import night
 from narrator.rules.prompts import Tag
-from narrator.voice.catalog import DAWN, load_catalog, phase_in_words
+from narrator.voice.catalog import DAWN
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import phase_in_words
 
 
 @pytest.mark.parametrize(

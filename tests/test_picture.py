@@ -17,8 +17,10 @@ from xml.etree import ElementTree
 import pytest
 
 from narrator import cli
-from narrator.host.journal import Journal, read_journal
-from narrator.picture import draw, story_of
+from narrator.host.journal import Journal
+from narrator.host.journal import read_journal
+from narrator.picture import draw
+from narrator.picture import story_of
 from narrator.prepared import rules_rng
 from narrator.voice.catalog import load_catalog
 from tests.harness import RecordingScreen

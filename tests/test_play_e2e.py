@@ -13,15 +13,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.harness import (
-    CLEAR_SCROLLBACK,
-    deal_cards,
-    events,
-    finish,
-    read_record,
-    spawn_play,
-    stop_game,
-)
+from tests.harness import CLEAR_SCROLLBACK
+from tests.harness import deal_cards
+from tests.harness import events
+from tests.harness import finish
+from tests.harness import read_record
+from tests.harness import spawn_play
+from tests.harness import stop_game
 
 CALL = r"{seat}: [^\n]*Enter"
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import random
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
@@ -23,11 +24,19 @@ from pydantic import ValidationError
 
 from narrator.drive import Headless
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, Switches, Timer, shuffled_deal
-from narrator.rules.errors import ConfigError, NarratorError
+from narrator.rules.core import Deal
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import shuffled_deal
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import Variant, get_variant, known_names, make_switches
-from narrator.scenario import ScenarioFile, run_scenario
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
+from narrator.scenario import ScenarioFile
+from narrator.scenario import run_scenario
 from narrator.voice.catalog import load_catalog
 
 LANG = "en"

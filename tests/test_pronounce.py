@@ -19,9 +19,15 @@ import pytest
 from narrator.voice import pronounce
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import spoken_keys
-from narrator.voice.number_forms import NumberForm, read_russian_number, russian_number
-from narrator.voice.numbers import LARGEST, russian, spoken
-from narrator.voice.pronounce import Pronunciation, bundled_text, pronunciation
+from narrator.voice.number_forms import NumberForm
+from narrator.voice.number_forms import read_russian_number
+from narrator.voice.number_forms import russian_number
+from narrator.voice.numbers import LARGEST
+from narrator.voice.numbers import russian
+from narrator.voice.numbers import spoken
+from narrator.voice.pronounce import Pronunciation
+from narrator.voice.pronounce import bundled_text
+from narrator.voice.pronounce import pronunciation
 from tests.support import load_script
 from tests.test_catalog import SEED_LINES
 

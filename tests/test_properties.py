@@ -13,22 +13,31 @@ from collections.abc import Mapping
 from hypothesis import given
 from hypothesis import strategies as st
 
-from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Deal, RoleName, Secret, Show
-from narrator.rules.onenight import (
-    HIGH_INQUISITOR,
-    SPIRIT,
-    WEREWOLF,
-    WEREWOLVES,
-    OneNightSwitches,
-    burned_by,
-    win_line,
-    winner_of,
-)
+from narrator.rules.answers import Answer
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Deal
+from narrator.rules.core import RoleName
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.onenight import HIGH_INQUISITOR
+from narrator.rules.onenight import SPIRIT
+from narrator.rules.onenight import WEREWOLF
+from narrator.rules.onenight import WEREWOLVES
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import burned_by
+from narrator.rules.onenight import win_line
+from narrator.rules.onenight import winner_of
 from narrator.rules.phases import day
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import LANGUAGES
-from tests.harness import FakeTable, games, play, properties, scripted, switches_of
+from tests.harness import FakeTable
+from tests.harness import games
+from tests.harness import play
+from tests.harness import properties
+from tests.harness import scripted
+from tests.harness import switches_of
 
 VARIANT = get_variant("onenight")
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from narrator.host.journal import FRAME_BYTES, DamagedRecord, read_journal
+from narrator.host.journal import FRAME_BYTES
+from narrator.host.journal import DamagedRecord
+from narrator.host.journal import read_journal
 from narrator.unfinished import scan_records
 from tests.test_robustness import run_main
 from tests.test_sealed_record import write

@@ -11,7 +11,11 @@ import pytest
 
 from narrator.rules import registry
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import GAMES, check_players, get_variant, known_names, make_switches
+from narrator.rules.registry import GAMES
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
 
 
 def test_unknown_game_lists_the_playable_ones() -> None:

@@ -19,17 +19,26 @@ from typing import Any
 
 import pytest
 
-from narrator.host.table import Rewind, TableDriver
-from narrator.ports import ENTER, UNDO, Attempt
-from narrator.prepared import rules_rng, stream
+from narrator.host.table import Rewind
+from narrator.host.table import TableDriver
+from narrator.ports import ENTER
+from narrator.ports import UNDO
+from narrator.ports import Attempt
+from narrator.prepared import rules_rng
+from narrator.prepared import stream
 from narrator.record import GameRecord
-from narrator.resume import replayed, unfinished
+from narrator.resume import replayed
+from narrator.resume import unfinished
 from narrator.rules import codec
-from narrator.rules.core import Deal, shuffled_deal
+from narrator.rules.core import Deal
+from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, RecordingScreen, SilentVoice
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
+from tests.harness import SilentVoice
 
 SHORT = {"discussion_s": 5.0, "speech_s": 5.0}
 
@@ -301,7 +310,8 @@ def test_a_day_answer_can_be_taken_back_and_the_record_keeps_both() -> None:
 def test_undo_replays_to_the_question_and_goes_on() -> None:
     """The whole loop of the app: the answer taken back, said aloud, asked again."""
     from narrator.prepared import Prepared
-    from narrator.session import RewindingTable, TablePorts
+    from narrator.session import RewindingTable
+    from narrator.session import TablePorts
     from narrator.settings import TableSettings
 
     game, players, seed = "sport_mafia", 10, 5
@@ -369,7 +379,8 @@ def test_an_undo_asks_the_question_again_at_once_with_the_answers_that_count(
     answer, which is rendered only when said); the page keeps the «… — Принято.» lines
     of the answers that still count and says which answer went."""
     from narrator.prepared import Prepared
-    from narrator.session import RewindingTable, TablePorts
+    from narrator.session import RewindingTable
+    from narrator.session import TablePorts
     from narrator.settings import TableSettings
 
     variant, switches, deal = setup(game, players, seed)
@@ -418,7 +429,8 @@ ONENIGHT = ("onenight", 5, 7)  # game, players, seed
 
 def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
     """A record folder holding one onenight game killed half way; its events."""
-    from narrator.host.journal import Journal, unfinished_records
+    from narrator.host.journal import Journal
+    from narrator.host.journal import unfinished_records
 
     game, players, seed = ONENIGHT
     _, reads = play(game, players, seed)
@@ -435,7 +447,8 @@ def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
 
 async def goes_on_then_stops(pilot: Any, app: Any) -> None:
     """The resumed game says so and goes on; the table then stops it (Esc, 1) and leaves."""
-    from tests.test_tui import said, until
+    from tests.test_tui import said
+    from tests.test_tui import until
 
     await until(pilot, said(app, "Продолжаем игру с того места, где остановились"), 60)
     await pilot.press("escape")
@@ -460,7 +473,8 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
     from narrator.app import table_app
     from narrator.screen.setup import SetupScreen
     from narrator.settings import TableSettings
-    from narrator.unfinished import prepare_resumed, unfinished_games
+    from narrator.unfinished import prepare_resumed
+    from narrator.unfinished import unfinished_games
     from tests.lockstep import Lockstep
 
     records, cut = stopped_onenight(tmp_path)
@@ -496,7 +510,8 @@ def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path
 
     from narrator.host.journal import unfinished_records
     from narrator.settings import TableSettings
-    from tests.test_tui import make_app, until
+    from tests.test_tui import make_app
+    from tests.test_tui import until
 
     records, cut = stopped_onenight(tmp_path)
     settings = TableSettings(game="halloween", record_dir=records, answer_s=5)

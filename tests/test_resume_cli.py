@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from narrator.host.journal import default_key_dir, unfinished_records
+from narrator.host.journal import default_key_dir
+from narrator.host.journal import unfinished_records
 from narrator.unfinished import unfinished_games
 from tests.harness import game_process
 

@@ -26,23 +26,32 @@ import numpy as np
 import pexpect
 import pytest
 
-from narrator import cli, speaking
+from narrator import cli
 from narrator import demo as demo_module
+from narrator import speaking
 from narrator.demo import render_offline
-from narrator.host.journal import read_journal, unfinished_records
+from narrator.host.journal import read_journal
+from narrator.host.journal import unfinished_records
 from narrator.host.terminal import Terminal
 from narrator.ports import Live
-from narrator.prepared import STREAMS, prepare, stream, stream_seed
+from narrator.prepared import STREAMS
+from narrator.prepared import prepare
+from narrator.prepared import stream
+from narrator.prepared import stream_seed
 from narrator.record import GameRecord
 from narrator.rules.core import shuffled_deal
 from narrator.rules.registry import known_names
 from narrator.settings import TableSettings
-from narrator.sound.clip import MIX_RATE, Clip
-from narrator.sound.mixer import Mixer, MixSettings
-from narrator.sound.output import OfflineOutput, VirtualClock
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.mixer import Mixer
+from narrator.sound.mixer import MixSettings
+from narrator.sound.output import OfflineOutput
+from narrator.sound.output import VirtualClock
 from narrator.voice import voices as engines
 from narrator.voice.voices import choose_voice
-from tests.support import load_script, run_python
+from tests.support import load_script
+from tests.support import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 HANG_S = 120  # a generous hang detector, never a speed target

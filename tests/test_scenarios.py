@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from narrator.scenario import load_scenario, run_scenario
+from narrator.scenario import load_scenario
+from narrator.scenario import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"

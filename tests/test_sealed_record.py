@@ -31,19 +31,18 @@ import pytest
 from narrator import demo as demo_module
 from narrator.demo import render_offline
 from narrator.host.demo import DemoKeys
-from narrator.host.journal import (
-    FRAME_BYTES,
-    SEALED,
-    Journal,
-    read_journal,
-    record_stop,
-    unfinished_records,
-    unseal,
-)
+from narrator.host.journal import FRAME_BYTES
+from narrator.host.journal import SEALED
+from narrator.host.journal import Journal
+from narrator.host.journal import read_journal
+from narrator.host.journal import record_stop
+from narrator.host.journal import unfinished_records
+from narrator.host.journal import unseal
 from narrator.host.table import GameStopped
 from narrator.host.terminal import Terminal
 from narrator.ports import Clock
-from narrator.prepared import prepare, stream
+from narrator.prepared import prepare
+from narrator.prepared import stream
 from narrator.rules.core import Deal
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import night

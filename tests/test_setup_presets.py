@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import Button, Input, Select
+from textual.widgets import Button
+from textual.widgets import Input
+from textual.widgets import Select
 
-from narrator.screen.remembered import (
-    SetupChoice,
-    initial_values,
-    last_path,
-    load_saved,
-    preset_names,
-    preset_path,
-    save,
-)
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import initial_values
+from narrator.screen.remembered import last_path
+from narrator.screen.remembered import load_saved
+from narrator.screen.remembered import preset_names
+from narrator.screen.remembered import preset_path
+from narrator.screen.remembered import save
 from narrator.screen.setup import SetupScreen
 from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
@@ -76,7 +76,8 @@ def test_silent_wins_over_a_remembered_voice(tmp_path: Path) -> None:
 
 
 def test_a_number_typed_into_an_optional_number_switch_is_a_number() -> None:
-    from narrator.rules.registry import get_variant, make_switches
+    from narrator.rules.registry import get_variant
+    from narrator.rules.registry import make_switches
     from narrator.settings import number_kind
 
     window = get_variant("alliance").switches.model_fields["window_s"].annotation
@@ -86,7 +87,8 @@ def test_a_number_typed_into_an_optional_number_switch_is_a_number() -> None:
 
 
 def test_play_speaks_by_default_and_silent_turns_it_off() -> None:
-    from narrator.cli import _parser, play_settings
+    from narrator.cli import _parser
+    from narrator.cli import play_settings
 
     def voice(*args: str) -> str | None:
         settings = play_settings(_parser().parse_args(["play", "onenight", *args]))

@@ -5,21 +5,30 @@ the command line over them, and a defaults button."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.app import App
-from textual.widgets import Input, Select, Switch
+from textual.widgets import Input
+from textual.widgets import Select
+from textual.widgets import Switch
 
-from narrator.cli import _parser, play_settings
+from narrator.cli import _parser
+from narrator.cli import play_settings
 from narrator.rules.registry import get_variant
-from narrator.screen.remembered import SetupChoice, initial_values, last_path, save
-from narrator.screen.setup import RulesScreen, SetupScreen
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import initial_values
+from narrator.screen.remembered import last_path
+from narrator.screen.remembered import save
+from narrator.screen.setup import RulesScreen
+from narrator.screen.setup import SetupScreen
 from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
-from tests.test_tui import screen_rows, until
+from tests.test_tui import screen_rows
+from tests.test_tui import until
 
 GAMES = ("onenight", "halloween", "sport_mafia", "alliance")
 Steps = Callable[[Any, App[None]], Awaitable[None]]

@@ -20,8 +20,14 @@ import pytest
 from pydantic.fields import FieldInfo
 
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import GAMES, Variant, get_variant, known_names, make_switches
-from narrator.voice.catalog import LANGUAGES, Catalog, load_catalog
+from narrator.rules.registry import GAMES
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import spoken_keys
 
 NAME_MOST = 32  # characters of a switch's label or a choice's label

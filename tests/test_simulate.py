@@ -7,7 +7,8 @@ No test depends on the machine's speed: the speed is scripts/bench_simulate.py's
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,19 +18,33 @@ import pytest
 from narrator import cli
 from narrator.rules import halloween
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Eliminate, Say, Timer, shuffled_deal
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Prompt, Seat, Tag
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Say
+from narrator.rules.core import Timer
+from narrator.rules.core import shuffled_deal
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.simulate import run
-from narrator.simulate.driver import IllegalPolicy, accept, game_rngs, play
-from narrator.simulate.informed import STRATEGIES, informed_players
+from narrator.simulate.driver import IllegalPolicy
+from narrator.simulate.driver import accept
+from narrator.simulate.driver import game_rngs
+from narrator.simulate.driver import play
+from narrator.simulate.informed import STRATEGIES
+from narrator.simulate.informed import informed_players
 from narrator.simulate.informed.base import InformedPlayers
 from narrator.simulate.informed.knowledge import Mind
 from narrator.simulate.informed.sport_mafia import SportMafia
 from narrator.simulate.players import RandomPlayers
-from narrator.simulate.run import Setup, check_setup, simulate
-from narrator.simulate.tally import Tally, wilson
+from narrator.simulate.run import Setup
+from narrator.simulate.run import check_setup
+from narrator.simulate.run import simulate
+from narrator.simulate.tally import Tally
+from narrator.simulate.tally import wilson
 
 GAMES = {"onenight": 5, "halloween": 9, "sport_mafia": 10, "alliance": 12}
 
@@ -405,7 +420,8 @@ def test_the_toy_game_plays_randomly() -> None:
 
 
 def test_every_recommended_composition_is_one_the_rules_allow() -> None:
-    from narrator.rules.recommended import HALLOWEEN, recommended_roles
+    from narrator.rules.recommended import HALLOWEEN
+    from narrator.rules.recommended import recommended_roles
 
     variant = get_variant("halloween")
     assert set(HALLOWEEN) == set(variant.seat_counts)
@@ -428,7 +444,8 @@ def test_a_composition_of_ones_own_wins_over_the_recommended_one() -> None:
 def test_the_seeds_own_composition_stays_the_default_where_the_seed_fixes_it() -> None:
     """The seed's worked example deals 7 players 2 vampires, a witch and a hunter: there the
     recommendation is advice only, the rules' table (RULES.md 2.2) is dealt."""
-    from narrator.rules.recommended import HALLOWEEN, with_recommended
+    from narrator.rules.recommended import HALLOWEEN
+    from narrator.rules.recommended import with_recommended
 
     assert 7 in HALLOWEEN  # advice exists ...
     assert with_recommended("halloween", 7, {}) == {}  # ... but the seed's deal stays
@@ -450,7 +467,8 @@ def test_the_set_up_screen_deals_the_recommended_composition(tmp_path: Path) -> 
     from narrator.rules.recommended import HALLOWEEN
     from narrator.settings import TableSettings
     from narrator.voice.catalog import load_catalog
-    from tests.test_setup_screen import run_setup, setup_of
+    from tests.test_setup_screen import run_setup
+    from tests.test_setup_screen import setup_of
 
     settings = TableSettings(game="halloween", players=9, lang="en", record_dir=tmp_path)
     shown: list[str] = []

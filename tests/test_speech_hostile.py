@@ -162,7 +162,8 @@ FAKE_HANG = FAKE.format(python=sys.executable, segv=False)
 
 
 def _fake_festival(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    from narrator.voice.engines import VoiceInfo, festival
+    from narrator.voice.engines import VoiceInfo
+    from narrator.voice.engines import festival
 
     program = tmp_path / "fake-festival"
     program.write_text(script)

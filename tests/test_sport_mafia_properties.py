@@ -8,7 +8,8 @@ night and the fixed shape of a night.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import given
@@ -16,11 +17,28 @@ from hypothesis import strategies as st
 
 from narrator.drive import NIGHT_LIMIT
 from narrator.rules.answers import CountAnswer
-from narrator.rules.core import Ask, Eliminate, Phase, RoleName, Say, Step, Timer, Wake
-from narrator.rules.registry import get_variant, make_switches
-from narrator.rules.sport_mafia import DON, SHERIFF, SportMafiaSwitches, is_black, winner_of
+from narrator.rules.core import Ask
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Phase
+from narrator.rules.core import RoleName
+from narrator.rules.core import Say
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.rules.sport_mafia import DON
+from narrator.rules.sport_mafia import SHERIFF
+from narrator.rules.sport_mafia import SportMafiaSwitches
+from narrator.rules.sport_mafia import is_black
+from narrator.rules.sport_mafia import winner_of
 from narrator.voice.catalog import LANGUAGES
-from tests.harness import FakeTable, deal_for, games, play, properties, switches_of
+from tests.harness import FakeTable
+from tests.harness import deal_for
+from tests.harness import games
+from tests.harness import play
+from tests.harness import properties
+from tests.harness import switches_of
 
 VARIANT = get_variant("sport_mafia")
 SEATS = tuple(range(1, 11))

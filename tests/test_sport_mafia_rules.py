@@ -7,51 +7,56 @@ tests/scenarios/; the speaking order of C-T9 is checked here from those files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from narrator.rules import phases
-from narrator.rules.answers import CountAnswer, Nobody, SeatAnswer, SeatsAnswer
-from narrator.rules.core import (
-    Ask,
-    Deal,
-    Eliminate,
-    Phase,
-    Say,
-    Secret,
-    Show,
-    Sleep,
-    Step,
-    Timer,
-    Wake,
-)
-from narrator.rules.errors import BadAnswerText, ConfigError
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.errors import BadAnswerText
+from narrator.rules.errors import ConfigError
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from narrator.rules.registry import get_variant
-from narrator.rules.sport_mafia import (
-    BLACK,
-    CIVILIAN,
-    DON,
-    MAFIA,
-    RED,
-    SHERIFF,
-    SportMafiaSwitches,
-    all_leave,
-    count_prompt,
-    first_speaker,
-    leaders,
-    shoot_prompt,
-    shot_hits,
-    speaking_order,
-    winner_of,
-)
-from narrator.scenario import ScenarioFile, load_scenario, run_scenario
+from narrator.rules.sport_mafia import BLACK
+from narrator.rules.sport_mafia import CIVILIAN
+from narrator.rules.sport_mafia import DON
+from narrator.rules.sport_mafia import MAFIA
+from narrator.rules.sport_mafia import RED
+from narrator.rules.sport_mafia import SHERIFF
+from narrator.rules.sport_mafia import SportMafiaSwitches
+from narrator.rules.sport_mafia import all_leave
+from narrator.rules.sport_mafia import count_prompt
+from narrator.rules.sport_mafia import first_speaker
+from narrator.rules.sport_mafia import leaders
+from narrator.rules.sport_mafia import shoot_prompt
+from narrator.rules.sport_mafia import shot_hits
+from narrator.rules.sport_mafia import speaking_order
+from narrator.rules.sport_mafia import winner_of
+from narrator.scenario import ScenarioFile
+from narrator.scenario import load_scenario
+from narrator.scenario import run_scenario
 from narrator.voice.catalog import load_catalog
-from tests.harness import rejected, step_through
+from tests.harness import rejected
+from tests.harness import step_through
 from tests.support import switches_maker
 
 VARIANT = get_variant("sport_mafia")

@@ -24,18 +24,26 @@ import pytest
 from narrator.host.audio import Silence
 from narrator.host.ending import end_screen
 from narrator.host.table import TableDriver
-from narrator.picture import paint, story_of
+from narrator.picture import paint
+from narrator.picture import story_of
 from narrator.picture.svg import to_svg
-from narrator.ports import ENTER, UNDO, Attempt
-from narrator.prepared import prepare, rules_rng
+from narrator.ports import ENTER
+from narrator.ports import UNDO
+from narrator.ports import Attempt
+from narrator.prepared import prepare
+from narrator.prepared import rules_rng
 from narrator.record import GameRecord
-from narrator.resume import Unfinished, unfinished
+from narrator.resume import Unfinished
+from narrator.resume import unfinished
 from narrator.rules import codec
 from narrator.rules.prompts import Prompt
-from narrator.session import TablePorts, recorded_game
+from narrator.session import TablePorts
+from narrator.session import recorded_game
 from narrator.settings import TableSettings
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, RecordingScreen, SilentVoice
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
+from tests.harness import SilentVoice
 
 GOLDEN = Path(__file__).parent / "golden" / "stories.json"
 SHORT = {"discussion_s": 5.0, "speech_s": 5.0}

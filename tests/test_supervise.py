@@ -19,7 +19,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -275,7 +276,8 @@ def test_the_ends_of_a_stop_are_not_crashes() -> None:
 
 def test_a_crash_before_any_deal_offers_nothing_to_continue(tmp_path: Path) -> None:
     """No game of this run in the record folder: the line says so, in the game's language."""
-    from narrator.cli import _parser, after_crash
+    from narrator.cli import _parser
+    from narrator.cli import after_crash
     from narrator.voice.catalog import load_catalog
 
     args = _parser().parse_args(["play", "onenight", "--lang", "en", "--record-dir", str(tmp_path)])

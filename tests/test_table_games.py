@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,15 @@ from narrator.prepared import prepare
 from narrator.rules.registry import get_variant
 from narrator.screen.tui import TableApp
 from narrator.settings import TableSettings
-from narrator.sound.output import DeviceOutput, OfflineOutput
+from narrator.sound.output import DeviceOutput
+from narrator.sound.output import OfflineOutput
 from narrator.speaking import Speaking
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.tts import SpeechCache
 from tests.lockstep import Lockstep
-from tests.test_tui import check_secrets_stay_inside, screen_rows
+from tests.test_tui import check_secrets_stay_inside
+from tests.test_tui import screen_rows
 
 pytestmark = pytest.mark.timeout(1200)  # one game in real time on a busy machine; a hang fails
 

@@ -12,25 +12,39 @@ from collections import deque
 import pytest
 
 from narrator.host.table import TableDriver
-from narrator.ports import ENTER, Attempt
+from narrator.ports import ENTER
+from narrator.ports import Attempt
 from narrator.record import GameRecord
-from narrator.resume import Done, Mismatch
-from narrator.rules.alliance import candidates_prompt, order_prompt
-from narrator.rules.answers import (
-    Answer,
-    CountAnswer,
-    ExplodeAnswer,
-    OrderAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-)
-from narrator.rules.core import Ask, Deal, Game, Outcome, Phase, Script, Sleep, Timer, Wake
-from narrator.rules.onenight import OneNightSwitches, high_inquisitor_prompt
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Prompt, Tag
+from narrator.resume import Done
+from narrator.resume import Mismatch
+from narrator.rules.alliance import candidates_prompt
+from narrator.rules.alliance import order_prompt
+from narrator.rules.answers import Answer
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Deal
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Script
+from narrator.rules.core import Sleep
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.onenight import OneNightSwitches
+from narrator.rules.onenight import high_inquisitor_prompt
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from narrator.rules.sport_mafia import count_prompt
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, RecordingScreen, SilentVoice
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
+from tests.harness import SilentVoice
 
 LIVING = tuple(range(1, 13))
 
@@ -174,7 +188,9 @@ def pause_prompts(deal_hunter: bool) -> list[Prompt]:
     """The prompts of day 1's pause after a night death, hunter or not, from the real script."""
     from pathlib import Path
 
-    from narrator.scenario import ScenarioDriver, _prepare, load_scenario
+    from narrator.scenario import ScenarioDriver
+    from narrator.scenario import _prepare
+    from narrator.scenario import load_scenario
 
     scenario = load_scenario(Path(__file__).parent / "scenarios" / "D-T3a.toml")
     if not deal_hunter:  # the same table with the hunter and a villager swapped
@@ -338,7 +354,9 @@ def test_the_stop_question_stops_only_on_yes() -> None:
 def test_the_end_screen_tells_the_game_in_words() -> None:
     from narrator.host.ending import end_screen
     from narrator.rules.answers import SeatAnswer
-    from narrator.rules.core import Eliminate, Secret, Show
+    from narrator.rules.core import Eliminate
+    from narrator.rules.core import Secret
+    from narrator.rules.core import Show
     from narrator.rules.prompts import seat_prompt
     from narrator.story import Chronicle
 

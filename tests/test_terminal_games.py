@@ -34,8 +34,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +47,8 @@ import pytest
 from narrator.host.words import window_hint
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Tag
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 from tests.support import Tmux
 
 pytestmark = [

@@ -28,10 +28,12 @@ from narrator.host.journal import default_record_dir
 from narrator.ports import Live
 from narrator.prepared import prepare
 from narrator.rules.core import shuffled_deal
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.screen.keys import PausableClock
 from narrator.screen.remembered import initial_values
-from narrator.screen.tui import TableApp, TuiScreen
+from narrator.screen.tui import TableApp
+from narrator.screen.tui import TuiScreen
 from narrator.session import run_game
 from narrator.settings import TableSettings
 from narrator.speaking import speaking

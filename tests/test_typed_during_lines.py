@@ -12,13 +12,16 @@ from typing import Any
 
 from narrator.host.table import TableDriver
 from narrator.ports import ENTER
-from narrator.prepared import rules_rng, stream
+from narrator.prepared import rules_rng
+from narrator.prepared import stream
 from narrator.record import GameRecord
 from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
-from tests.harness import FakeClock, RecordingScreen
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
 
 READS = 3000  # the game is stopped after this many reads of a key
 

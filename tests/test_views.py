@@ -3,30 +3,35 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from narrator.drive import Headless
 from narrator.record import GameRecord
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Deal,
-    DealCard,
-    Game,
-    Outcome,
-    PublicView,
-    Secret,
-    Show,
-    Step,
-    shuffled_deal,
-)
-from narrator.rules.onenight import HIGH_INQUISITOR, INQUISITOR, ROLES, SPIRIT, WEREWOLF
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import PublicView
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Step
+from narrator.rules.core import shuffled_deal
+from narrator.rules.onenight import HIGH_INQUISITOR
+from narrator.rules.onenight import INQUISITOR
+from narrator.rules.onenight import ROLES
+from narrator.rules.onenight import SPIRIT
+from narrator.rules.onenight import WEREWOLF
 from narrator.rules.phases import SETUP
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 
 VARIANT = get_variant("onenight")

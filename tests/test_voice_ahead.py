@@ -18,24 +18,30 @@ from typing import Any
 import pytest
 
 from narrator.cli import main as cli_main
+from narrator.clocks import RealClock
 from narrator.host.audio import PackOrTTS
-from narrator.host.terminal import RealClock
 from narrator.ports import UNDO
-from narrator.prepared import Prepared, prepare
+from narrator.prepared import Prepared
+from narrator.prepared import prepare
 from narrator.record import GameRecord
 from narrator.rules.prompts import Prompt
-from narrator.session import RewindingTable, TablePorts
+from narrator.session import RewindingTable
+from narrator.session import TablePorts
 from narrator.settings import TableSettings
-from narrator.speaking import Speaking, speaking
+from narrator.speaking import Speaking
+from narrator.speaking import speaking
 from narrator.voice import voices
 from narrator.voice.catalog import load_catalog
 from narrator.voice.engines import Engine
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.order import needed_order
 from narrator.voice.tts import SpeechCache
-from tests.harness import FakeClock, RecordingScreen
-from tests.test_resume import PolicyKeys, setup
-from tests.watched_engine import WatchedEngine, install
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
+from tests.test_resume import PolicyKeys
+from tests.test_resume import setup
+from tests.watched_engine import WatchedEngine
+from tests.watched_engine import install
 
 ROOT = Path(__file__).resolve().parent.parent
 VOICE = "espeak:zle/ru"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from narrator.listen import corpus
-from narrator.voice.tts import SpeechCache, default_cache_folder
+from narrator.voice.tts import SpeechCache
+from narrator.voice.tts import default_cache_folder
 
 
 @pytest.mark.skipif(

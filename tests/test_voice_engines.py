@@ -16,15 +16,22 @@ import pytest
 from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import engines, voices
+from narrator.voice import engines
+from narrator.voice import voices
 from narrator.voice.audio_file import read_clip
 from narrator.voice.commands import voices_command
-from narrator.voice.engines import EngineInfo, VoiceInfo
-from narrator.voice.engines.festival import FestivalEngine, prepared, scheme_string
+from narrator.voice.engines import EngineInfo
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines.festival import FestivalEngine
+from narrator.voice.engines.festival import prepared
+from narrator.voice.engines.festival import scheme_string
 from narrator.voice.engines.system import voice_info
 from narrator.voice.engines.tempo import at_speed
 from narrator.voice.tts import SpeechCache
-from narrator.voice.voices import VoiceRequest, choose_voice, is_named, list_voices
+from narrator.voice.voices import VoiceRequest
+from narrator.voice.voices import choose_voice
+from narrator.voice.voices import is_named
+from narrator.voice.voices import list_voices
 
 ROOT = Path(__file__).resolve().parent.parent
 RU_LINE = "Игрок номер 5, откройте глаза и посмотрите свою карту."

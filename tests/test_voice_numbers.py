@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.catalog import load_catalog, placeholders
-from narrator.voice.numbers import english, russian, spoken
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
+from narrator.voice.numbers import english
+from narrator.voice.numbers import russian
+from narrator.voice.numbers import spoken
 
 RUSSIAN_LINES = [
     ("Игрок номер 5, возьмите карту.", "Игрок номер пять, возьмите карту."),

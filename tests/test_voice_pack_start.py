@@ -14,17 +14,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from narrator.rules.core import Param, RoleName
+from narrator.rules.core import Param
+from narrator.rules.core import RoleName
 from narrator.settings import TableSettings
 from narrator.sound.clip import Clip
 from narrator.speaking import speech_source
-from narrator.voice import splice, voices
+from narrator.voice import splice
+from narrator.voice import voices
 from narrator.voice.catalog import load_catalog
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.pack_record import write_pack
 from narrator.voice.packs import VoicePack
 from narrator.voice.tts import SpeechCache
-from tests.watched_engine import WatchedEngine, install
+from tests.watched_engine import WatchedEngine
+from tests.watched_engine import install
 
 GAME = "onenight"
 LANG = "en"

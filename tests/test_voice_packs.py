@@ -21,11 +21,18 @@ from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
 from narrator.voice import pack_record
-from narrator.voice.pack_file import export_pack, import_pack
-from narrator.voice.pack_manifest import MANIFEST, PackManifest
-from narrator.voice.pack_record import MicrophoneRecorder, record_pack, trimmed
+from narrator.voice.pack_file import export_pack
+from narrator.voice.pack_file import import_pack
+from narrator.voice.pack_manifest import MANIFEST
+from narrator.voice.pack_manifest import PackManifest
+from narrator.voice.pack_record import MicrophoneRecorder
+from narrator.voice.pack_record import record_pack
+from narrator.voice.pack_record import trimmed
 from narrator.voice.packs import VoicePack
-from narrator.voice.splice import COMMA_S, WORD_S, Part, pack_parts
+from narrator.voice.splice import COMMA_S
+from narrator.voice.splice import WORD_S
+from narrator.voice.splice import Part
+from narrator.voice.splice import pack_parts
 
 RATE = 16000
 LINES = [

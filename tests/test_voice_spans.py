@@ -16,9 +16,17 @@ import pytest
 
 from narrator.sound.clip import Clip
 from narrator.voice import voices
-from narrator.voice.engines import SpanEngine, VoiceInfo
-from narrator.voice.engines.hibari import DURATIONS, SPAN_MARGIN_S, HibariEngine, with_output
-from narrator.voice.splice import NUMBER_CARRIER, ROLE_CARRIER, _sentence, pack_parts, templates
+from narrator.voice.engines import SpanEngine
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines.hibari import DURATIONS
+from narrator.voice.engines.hibari import SPAN_MARGIN_S
+from narrator.voice.engines.hibari import HibariEngine
+from narrator.voice.engines.hibari import with_output
+from narrator.voice.splice import NUMBER_CARRIER
+from narrator.voice.splice import ROLE_CARRIER
+from narrator.voice.splice import _sentence
+from narrator.voice.splice import pack_parts
+from narrator.voice.splice import templates
 from narrator.voice.tts import SpeechCache
 from narrator.voice.voices import choose_voice
 

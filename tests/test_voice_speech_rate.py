@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from narrator.estimate import (
-    CHARS_PER_S,
-    DEFAULT_ENGINES,
-    FALLBACK_ENGINE,
-    TimedLines,
-    chars_per_s,
-    expected_length,
-)
+from narrator.estimate import CHARS_PER_S
+from narrator.estimate import DEFAULT_ENGINES
+from narrator.estimate import FALLBACK_ENGINE
+from narrator.estimate import TimedLines
+from narrator.estimate import chars_per_s
+from narrator.estimate import expected_length
 from narrator.rules.core import shuffled_deal
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 from narrator.voice.numbers import spoken
 from narrator.voice.tts import SpeechCache

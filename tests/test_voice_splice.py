@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import io
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,31 +23,36 @@ from narrator.demo import render_offline
 from narrator.host.audio import PackOrTTS
 from narrator.host.terminal import Terminal
 from narrator.prepared import prepare
-from narrator.rules.core import Param, RoleName
-from narrator.rules.registry import GAMES, get_variant, known_names
+from narrator.rules.core import Param
+from narrator.rules.core import RoleName
+from narrator.rules.registry import GAMES
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
 from narrator.settings import TableSettings
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice import game_lines, splice
-from narrator.voice.catalog import LANGUAGES, load_catalog, placeholders
+from narrator.voice import game_lines
+from narrator.voice import splice
+from narrator.voice.catalog import LANGUAGES
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
 from narrator.voice.commands import build_command
 from narrator.voice.engines.system import SystemEngine
-from narrator.voice.game_lines import lines_to_render, spoken_keys
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.game_lines import spoken_keys
 from narrator.voice.packs import VoicePack
-from narrator.voice.splice import (
-    COMMA_S,
-    DASH_S,
-    SENTENCE_S,
-    WORD_S,
-    Gap,
-    Literal,
-    Spoken,
-    assemble,
-    joinable,
-    pack_parts,
-    plan,
-    templates,
-)
+from narrator.voice.splice import COMMA_S
+from narrator.voice.splice import DASH_S
+from narrator.voice.splice import SENTENCE_S
+from narrator.voice.splice import WORD_S
+from narrator.voice.splice import Gap
+from narrator.voice.splice import Literal
+from narrator.voice.splice import Spoken
+from narrator.voice.splice import assemble
+from narrator.voice.splice import joinable
+from narrator.voice.splice import pack_parts
+from narrator.voice.splice import plan
+from narrator.voice.splice import templates
 
 VOICES = {"ru": "zle/ru", "en": "gmw/en-us"}  # espeak-ng: the fast voices of the tests
 SEAT_LISTS: list[Param] = [(1,), (2, 5), (3, 7, 12), tuple(range(1, 13))]

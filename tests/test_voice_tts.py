@@ -17,12 +17,15 @@ import pytest
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice import tts
-from narrator.voice.commands import build_command, voices_command
+from narrator.voice.commands import build_command
+from narrator.voice.commands import voices_command
 from narrator.voice.engines import VoiceInfo
 from narrator.voice.engines.system import voice_info
-from narrator.voice.game_lines import lines_to_render, spoken_keys
+from narrator.voice.game_lines import lines_to_render
+from narrator.voice.game_lines import spoken_keys
 from narrator.voice.tts import SpeechCache
-from narrator.voice.voices import choose_voice, list_voices
+from narrator.voice.voices import choose_voice
+from narrator.voice.voices import list_voices
 
 RU_LINE = "Игрок номер 5, возьмите карту."
 EN_LINE = "Player number 5, open your eyes and look at your card."

@@ -18,14 +18,21 @@ from typing import Any
 import pytest
 
 from narrator.host.table import TableDriver
-from narrator.prepared import rules_rng, stream
+from narrator.prepared import rules_rng
+from narrator.prepared import stream
 from narrator.record import GameRecord
 from narrator.rules.answers import AnswerKind
-from narrator.rules.core import Wake, shuffled_deal
+from narrator.rules.core import Wake
+from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
-from tests.harness import FakeClock, RecordingScreen
-from tests.test_resume import SHORT, Killed, PolicyKeys, table
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from tests.harness import FakeClock
+from tests.harness import RecordingScreen
+from tests.test_resume import SHORT
+from tests.test_resume import Killed
+from tests.test_resume import PolicyKeys
+from tests.test_resume import table
 
 # The parts of a hint, as the Russian catalog words them, and the answers they stand for.
 PARTS = {

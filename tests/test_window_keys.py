@@ -13,17 +13,25 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 import pytest
 
 from narrator.host.table import TableDriver
-from narrator.ports import BACKSPACE, ENTER, Attempt, Live
+from narrator.ports import BACKSPACE
+from narrator.ports import ENTER
+from narrator.ports import Attempt
+from narrator.ports import Live
 from narrator.record import GameRecord
-from narrator.rules.core import Deal, DealCard, PublicView, Wake
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import PublicView
+from narrator.rules.core import Wake
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
-from narrator.rules.registry import get_variant, make_switches
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
 from narrator.voice.catalog import load_catalog
 from tests.harness import FakeClock
 

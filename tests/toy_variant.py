@@ -10,33 +10,35 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from pydantic import Field
 
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import (
-    Ask,
-    Composition,
-    Deal,
-    DealCard,
-    Eliminate,
-    Game,
-    Outcome,
-    Phase,
-    Role,
-    RoleName,
-    Say,
-    Script,
-    Secret,
-    Sleep,
-    Switches,
-    Wake,
-    check_deal,
-)
+from narrator.rules.core import Ask
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import DealCard
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Role
+from narrator.rules.core import RoleName
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Secret
+from narrator.rules.core import Sleep
+from narrator.rules.core import Switches
+from narrator.rules.core import Wake
+from narrator.rules.core import check_deal
 from narrator.rules.errors import ConfigError
-from narrator.rules.phases import day, night
-from narrator.rules.prompts import Seat, Tag, living_seat_prompt
+from narrator.rules.phases import day
+from narrator.rules.phases import night
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import living_seat_prompt
 
 WOLF = "wolf"
 VILLAGER = "villager"

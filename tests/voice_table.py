@@ -17,9 +17,15 @@ from typing import TYPE_CHECKING
 from narrator.listen.engine import RATE
 from narrator.listen.keys import VoiceKeys
 from narrator.ports import ENTER
-from narrator.rules.core import Ask, Outcome, Phase, Say, Script, Timer
+from narrator.rules.core import Ask
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Timer
 from narrator.rules.phases import day
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from tests.test_listen_readback import as_keys
 
 if TYPE_CHECKING:
@@ -156,11 +162,14 @@ def play_by_voice(
 ) -> GameRecord:
     """Run ``script`` (a sport_mafia table of ten) on a real table: the sound device, the
     voice, ``keys``, while ``speak`` talks in another thread; the record."""
-    from narrator.host.audio import AudioVoice, NightSound, PackOrTTS
+    from narrator.clocks import RealClock
+    from narrator.host.audio import AudioVoice
+    from narrator.host.audio import NightSound
+    from narrator.host.audio import PackOrTTS
     from narrator.host.table import TableDriver
-    from narrator.host.terminal import RealClock
     from narrator.record import GameRecord
-    from narrator.rules.core import Deal, Game
+    from narrator.rules.core import Deal
+    from narrator.rules.core import Game
     from narrator.sound.mixer import Mixer
     from narrator.sound.output import DeviceOutput
 

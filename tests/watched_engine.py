@@ -13,7 +13,9 @@ import pytest
 
 from narrator.sound.clip import Clip
 from narrator.voice import voices
-from narrator.voice.engines import Engine, EngineInfo, VoiceInfo
+from narrator.voice.engines import Engine
+from narrator.voice.engines import EngineInfo
+from narrator.voice.engines import VoiceInfo
 
 
 class WatchedEngine:

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Protocol
 
-from narrator.ports import Clock, Screen
+from narrator.ports import Clock
+from narrator.ports import Screen
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
-from narrator.sound.knocks import chime, tick
+from narrator.sound.knocks import chime
+from narrator.sound.knocks import tick
 from narrator.sound.mixer import Mixer
-from narrator.sound.output import BLOCK, Playback
+from narrator.sound.output import BLOCK
+from narrator.sound.output import Playback
 
 _LOGGER = logging.getLogger(__name__)
 STALL_S = 10.0  # a line that has not finished this long after its length: the output is stuck

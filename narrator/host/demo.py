@@ -9,7 +9,8 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from narrator.ports import ENTER, Clock
+from narrator.ports import ENTER
+from narrator.ports import Clock
 from narrator.rules import codec
 from narrator.rules.prompts import Prompt
 

@@ -5,9 +5,16 @@ And the deal of a card: shown to its player after his Enter, gone on the next.""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 
-from narrator.ports import ENTER, INTERRUPT, Attempt, Clock, Keys, Screen
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import Attempt
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Screen
 from narrator.resume import Done
 from narrator.rules import codec
 from narrator.rules.prompts import Seat

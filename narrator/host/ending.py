@@ -13,8 +13,11 @@ from narrator.host.words import secret_text
 from narrator.rules import codec
 from narrator.rules.core import Eliminate
 from narrator.rules.prompts import Seat
-from narrator.story import Act, Seen, Story
-from narrator.voice.catalog import Catalog, phase_in_words
+from narrator.story import Act
+from narrator.story import Seen
+from narrator.story import Story
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import phase_in_words
 
 
 def end_screen(story: Story, catalog: Catalog) -> tuple[str, list[str]]:

@@ -53,7 +53,10 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -62,9 +65,14 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from narrator.files import RECORD, RECORD_KEY, BadFile, read_bytes, read_text
+from narrator.files import RECORD
+from narrator.files import RECORD_KEY
+from narrator.files import BadFile
+from narrator.files import read_bytes
+from narrator.files import read_text
 from narrator.rules.errors import ConfigError
-from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
 
 
 class DamagedRecord(ConfigError):

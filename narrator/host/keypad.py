@@ -13,12 +13,18 @@ rules and folds the verdict back with :func:`taken` or :func:`refused`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Attempt
+from narrator.ports import BACKSPACE
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import UNDO
+from narrator.ports import Attempt
 from narrator.rules import codec
 from narrator.rules.answers import Answer
-from narrator.rules.prompts import Prompt, Seat
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
 
 
 @dataclass(frozen=True)

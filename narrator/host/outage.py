@@ -18,8 +18,16 @@ import logging
 import time
 from typing import Protocol
 
-from narrator.host.dialogs import STOP_YES, TICK, GameStopped
-from narrator.ports import ENTER, INTERRUPT, Attempt, Clock, Keys, Lines
+from narrator.clocks import HeldClock
+from narrator.host.dialogs import STOP_YES
+from narrator.host.dialogs import TICK
+from narrator.host.dialogs import GameStopped
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import Attempt
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Lines
 from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import Catalog
 
@@ -38,35 +46,6 @@ class Device(Protocol):
     def go_silent(self) -> None:
         """Play on without it."""
         ...
-
-
-class HeldClock:
-    """A clock that stands still while the table waits for its sound."""
-
-    def __init__(self, clock: Clock) -> None:
-        self.clock = clock
-        self._held = 0.0
-        self._since: float | None = None
-
-    @property
-    def holding(self) -> bool:
-        return self._since is not None
-
-    def now(self) -> float:
-        moment = self._since if self._since is not None else self.clock.now()
-        return moment - self._held
-
-    def sleep(self, seconds: float) -> None:
-        end = self.now() + seconds
-        while (left := end - self.now()) > 0:
-            self.clock.sleep(min(left, 0.05))
-
-    def hold(self, on: bool) -> None:
-        if on and self._since is None:
-            self._since = self.clock.now()
-        elif not on and self._since is not None:
-            self._held += self.clock.now() - self._since
-            self._since = None
 
 
 class SoundWatch:

@@ -4,9 +4,11 @@ must be the step the script asks for next, with an answer its rules allow now.""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 
-from narrator.resume import Done, Mismatch
+from narrator.resume import Done
+from narrator.resume import Mismatch
 from narrator.rules.answers import Answer
 from narrator.rules.errors import NarratorError
 from narrator.rules.prompts import Prompt

@@ -11,43 +11,60 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
 from typing import Literal
 
-from narrator.drive import ALREADY_ANSWERED, Driver
-from narrator.host import keypad, words
+from narrator.drive import ALREADY_ANSWERED
+from narrator.drive import Driver
+from narrator.host import keypad
+from narrator.host import words
 from narrator.host.audio import Silence
-from narrator.host.dialogs import TICK, Dialogs, GameStopped, Rewind
+from narrator.host.dialogs import TICK
+from narrator.host.dialogs import Dialogs
+from narrator.host.dialogs import GameStopped
+from narrator.host.dialogs import Rewind
 from narrator.host.ending import end_screen
 from narrator.host.keypad import Entry
-from narrator.host.replaying import Replay, legal
-from narrator.host.window import WindowTimes, decoy_secret
-from narrator.ports import INTERRUPT, UNDO, Clock, Keys, Live, Screen, Sound, Voice
+from narrator.host.replaying import Replay
+from narrator.host.replaying import legal
+from narrator.host.window import WindowTimes
+from narrator.host.window import decoy_secret
+from narrator.ports import INTERRUPT
+from narrator.ports import UNDO
+from narrator.ports import Clock
+from narrator.ports import Keys
+from narrator.ports import Live
+from narrator.ports import Screen
+from narrator.ports import Sound
+from narrator.ports import Voice
 from narrator.record import GameRecord
 from narrator.resume import Done
 from narrator.rules import codec
 from narrator.rules.answers import Answer
-from narrator.rules.core import (
-    Ask,
-    DealCard,
-    Decoy,
-    Eliminate,
-    Game,
-    Outcome,
-    Say,
-    Secret,
-    Show,
-    Sleep,
-    Step,
-    Timer,
-    Wake,
-)
+from narrator.rules.core import Ask
+from narrator.rules.core import DealCard
+from narrator.rules.core import Decoy
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Game
+from narrator.rules.core import Outcome
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Step
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
 from narrator.rules.errors import NarratorError
 from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
-from narrator.story import Chronicle, Story
-from narrator.voice.catalog import Catalog, phase_in_words
+from narrator.story import Chronicle
+from narrator.story import Story
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import phase_in_words
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -18,22 +18,19 @@ import select
 import sys
 import time
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, UNDO, Live, Screen
+from narrator.ports import BACKSPACE
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import UNDO
+from narrator.ports import Live
+from narrator.ports import Screen
 from narrator.rules.core import PublicView
 from narrator.rules.prompts import Prompt
 
 CLEAR = "\033[H\033[2J\033[3J"  # home, clear screen, clear scroll-back
-
-
-class RealClock:
-    def now(self) -> float:
-        return time.monotonic()
-
-    def sleep(self, seconds: float) -> None:
-        if seconds > 0:
-            time.sleep(seconds)
 
 
 def is_terminal(stream: TextIO) -> bool:

@@ -6,8 +6,13 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Decoy, Say, Secret, Wake
+from narrator.rules.answers import Answer
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Decoy
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Wake
 from narrator.rules.prompts import Seat
 
 TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)

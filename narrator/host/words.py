@@ -4,9 +4,13 @@ night window, a secret as its owner sees it, a question and its accepted answer.
 from __future__ import annotations
 
 from narrator.rules import codec
-from narrator.rules.answers import Answer, CenterAnswer, SeatAnswer
-from narrator.rules.core import Secret, Timer
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.answers import Answer
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 from narrator.voice.catalog import Catalog
 
 

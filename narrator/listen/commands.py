@@ -7,22 +7,32 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from narrator.listen.engine import RATE, Endpointer, SpeechEngine, level_db
-from narrator.listen.engines import choices, choose, default_engine
-from narrator.listen.mic import AudioSource, Microphone, input_devices, parse_device
-from narrator.listen.models import (
-    KNOWN,
-    ModelSpec,
-    default_models_dir,
-    download,
-    installed,
-    spec_for,
-)
-from narrator.listen.words import UNKNOWN, interpret, lexicon_for
+from narrator.listen.engine import RATE
+from narrator.listen.engine import Endpointer
+from narrator.listen.engine import SpeechEngine
+from narrator.listen.engine import level_db
+from narrator.listen.engines import choices
+from narrator.listen.engines import choose
+from narrator.listen.engines import default_engine
+from narrator.listen.mic import AudioSource
+from narrator.listen.mic import Microphone
+from narrator.listen.mic import input_devices
+from narrator.listen.mic import parse_device
+from narrator.listen.models import KNOWN
+from narrator.listen.models import ModelSpec
+from narrator.listen.models import default_models_dir
+from narrator.listen.models import download
+from narrator.listen.models import installed
+from narrator.listen.models import spec_for
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import interpret
+from narrator.listen.words import lexicon_for
 from narrator.rules import phases
-from narrator.rules.answers import AnswerKind, CountAnswer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CountAnswer
 from narrator.rules.errors import ConfigError
-from narrator.rules.prompts import Prompt, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
 
 BAR = 30
 LANGS = ("ru", "en")  # the table languages

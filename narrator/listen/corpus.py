@@ -23,20 +23,34 @@ import json
 import random
 import re
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import asdict
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from narrator.listen.engine import RATE, Endpointer, SpeechEngine
-from narrator.listen.mic import resample, to_pcm
-from narrator.listen.words import Heard, Lexicon, grammar, interpret, lexicon_for
+from narrator.listen.engine import RATE
+from narrator.listen.engine import Endpointer
+from narrator.listen.engine import SpeechEngine
+from narrator.listen.mic import resample
+from narrator.listen.mic import to_pcm
+from narrator.listen.words import Heard
+from narrator.listen.words import Lexicon
+from narrator.listen.words import grammar
+from narrator.listen.words import interpret
+from narrator.listen.words import lexicon_for
 from narrator.rules import phases
-from narrator.rules.answers import AnswerKind, CountAnswer, YesNo
-from narrator.rules.prompts import Prompt, Tag, seat_prompt
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import YesNo
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import seat_prompt
 
 Audio = npt.NDArray[np.float32]
 

@@ -14,16 +14,22 @@ from __future__ import annotations
 import logging
 import math
 import threading
+from abc import ABC
+from abc import abstractmethod
 from collections import deque
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from narrator.listen.words import UNKNOWN, Lexicon
-from narrator.rules.errors import ConfigError, NarratorError
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import Lexicon
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -70,6 +76,46 @@ class SpeechEngine(Protocol):
         ...
 
     def recogniser(self, phrases: Sequence[str]) -> Recogniser: ...
+
+
+class WordList(ABC):
+    """What an engine with a fixed vocabulary (Vosk, pocketsphinx) checks of a grammar:
+    the engine says which words it ``knows`` and how it names a lack (``lacks``)."""
+
+    @abstractmethod
+    def knows(self, word: str) -> bool: ...
+
+    @abstractmethod
+    def lacks(self, what: str) -> str:
+        """The message for words it cannot hear: ``what`` names them."""
+
+    def hears_unknown(self) -> bool:
+        """Whether ``[unk]`` is heard though no word spells it (a garbage model)."""
+        return False
+
+    hint = ""  # said after the words a lexicon needs and the model lacks
+
+    def missing(self, phrases: Sequence[str]) -> list[str]:
+        return [w for p in phrases for w in p.split() if not self.knows(w)]
+
+    def check(self, lexicon: Lexicon) -> None:
+        """Fail loudly when the model lacks a word the table needs (wrong language?)."""
+        missing = self.missing(lexicon.required_words())
+        if missing:
+            words = f"the {lexicon.lang!r} words {', '.join(missing)}"
+            raise ConfigError(self.lacks(words) + self.hint)
+
+    def usable(self, phrases: Sequence[str], lexicon: Lexicon) -> tuple[str, ...]:
+        """``phrases`` less the optional ones the model lacks (fillers, ``[unk]``)."""
+        optional = {*lexicon.fillers, UNKNOWN}
+        kept: list[str] = []
+        for phrase in phrases:
+            missing = self.missing([phrase])
+            if not missing or (phrase == UNKNOWN and self.hears_unknown()):
+                kept.append(phrase)
+            elif phrase not in optional:
+                raise ConfigError(self.lacks(", ".join(missing)))
+        return tuple(kept)
 
 
 def level_db(pcm: bytes) -> float:

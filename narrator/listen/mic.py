@@ -16,7 +16,8 @@ import queue
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from narrator.listen.vosk_asr import SpeechModel, model_problem
+from narrator.listen.vosk_asr import SpeechModel
+from narrator.listen.vosk_asr import model_problem
 from narrator.listen.words import lexicon_for
 from narrator.rules.errors import ConfigError
 

@@ -34,7 +34,9 @@ import tempfile
 import threading
 import time
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
@@ -42,8 +44,12 @@ from typing import Any
 
 import numpy as np
 
-from narrator.listen.engine import RATE, WholeUtterance
-from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
+from narrator.listen.engine import RATE
+from narrator.listen.engine import WholeUtterance
+from narrator.listen.engine import WordList
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import Lexicon
+from narrator.listen.words import lexicon_for
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
 
@@ -164,7 +170,7 @@ def _means(phrase: str, lexicon: Lexicon) -> bool:
     return phrase in meaningful
 
 
-class SphinxEngine:
+class SphinxEngine(WordList):
     """The pocketsphinx decoder of one language, with one JSGF search per grammar."""
 
     name = "sphinx"
@@ -224,28 +230,11 @@ class SphinxEngine:
     def knows(self, word: str) -> bool:
         return word in self.words
 
-    def missing(self, phrases: Sequence[str]) -> list[str]:
-        return [w for p in phrases for w in p.split() if not self.knows(w)]
+    def lacks(self, what: str) -> str:
+        return f"pocketsphinx has no pronunciation of {what}"
 
-    def check(self, lexicon: Lexicon) -> None:
-        missing = self.missing(lexicon.required_words())
-        if missing:
-            raise ConfigError(
-                f"pocketsphinx has no pronunciation of the {lexicon.lang!r} words "
-                f"{', '.join(missing)}"
-            )
-
-    def usable(self, phrases: Sequence[str], lexicon: Lexicon) -> tuple[str, ...]:
-        optional = {*lexicon.fillers, UNKNOWN}
-        kept: list[str] = []
-        for phrase in phrases:
-            if (phrase == UNKNOWN and self.garbage) or not self.missing([phrase]):
-                kept.append(phrase)
-            elif phrase not in optional:
-                raise ConfigError(
-                    f"pocketsphinx has no pronunciation of {', '.join(self.missing([phrase]))}"
-                )
-        return tuple(kept)
+    def hears_unknown(self) -> bool:
+        return bool(self.garbage)
 
     def recogniser(self, phrases: Sequence[str]) -> SphinxRecogniser:
         key = tuple(phrases)

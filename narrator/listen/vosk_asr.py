@@ -22,13 +22,16 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from narrator.listen.engine import RATE, ModelLoader
-from narrator.listen.words import UNKNOWN, Lexicon
+from narrator.listen.engine import RATE
+from narrator.listen.engine import ModelLoader
+from narrator.listen.engine import WordList
+from narrator.listen.words import Lexicon
 from narrator.rules.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -95,7 +98,7 @@ def _not_a_file(path: Path) -> str | None:
     return None
 
 
-class SpeechModel:
+class SpeechModel(WordList):
     """A loaded Vosk model and its vocabulary (a ``SpeechEngine``)."""
 
     name = "vosk"
@@ -129,31 +132,10 @@ class SpeechModel:
             self._known[word] = self.handle.vosk_model_find_word(word) != -1
         return self._known[word]
 
-    def missing(self, words: Sequence[str]) -> list[str]:
-        return [w for p in words for w in p.split() if not self.knows(w)]
+    def lacks(self, what: str) -> str:
+        return f"the speech model in {self.path} does not know {what}"
 
-    def check(self, lexicon: Lexicon) -> None:
-        """Fail loudly when the model lacks a word the table needs (wrong language?)."""
-        missing = self.missing(lexicon.required_words())
-        if missing:
-            raise ConfigError(
-                f"the speech model in {self.path} does not know the {lexicon.lang!r} words "
-                f"{', '.join(missing)}: is it a model of that language?"
-            )
-
-    def usable(self, phrases: Sequence[str], lexicon: Lexicon) -> tuple[str, ...]:
-        """``phrases`` less the optional ones the model lacks (fillers, ``[unk]``)."""
-        optional = {*lexicon.fillers, UNKNOWN}
-        kept: list[str] = []
-        for phrase in phrases:
-            missing = self.missing([phrase])
-            if not missing:
-                kept.append(phrase)
-            elif phrase not in optional:
-                raise ConfigError(
-                    f"the speech model in {self.path} does not know {', '.join(missing)}"
-                )
-        return tuple(kept)
+    hint = ": is it a model of that language?"
 
     def recogniser(self, phrases: Sequence[str], rate: int = RATE) -> VoskRecogniser:
         return VoskRecogniser(self, phrases, rate)

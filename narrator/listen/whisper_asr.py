@@ -24,7 +24,9 @@ from typing import Any
 import numpy as np
 
 from narrator.listen.engine import WholeUtterance
-from narrator.listen.words import UNKNOWN, Lexicon, lexicon_for
+from narrator.listen.words import UNKNOWN
+from narrator.listen.words import Lexicon
+from narrator.listen.words import lexicon_for
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
 

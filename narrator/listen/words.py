@@ -10,8 +10,10 @@ heard into the same answer text a keypad would produce ("7", "none",
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from enum import Enum
 from functools import cache
 

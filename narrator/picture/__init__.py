@@ -12,15 +12,19 @@ import contextlib
 import logging
 import os
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from narrator.outputs import check_writable
-from narrator.picture.scene import Scene, paint
+from narrator.picture.scene import Scene
+from narrator.picture.scene import paint
 from narrator.picture.svg import to_svg
 from narrator.rules.errors import ConfigError
-from narrator.story import Story, story_of
+from narrator.story import Story
+from narrator.story import story_of
 from narrator.voice.catalog import load_catalog
 
 _LOGGER = logging.getLogger(__name__)

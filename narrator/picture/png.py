@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from narrator.picture.scene import Circle, Line, Rect, Scene, Text
+from narrator.picture.scene import Circle
+from narrator.picture.scene import Line
+from narrator.picture.scene import Rect
+from narrator.picture.scene import Scene
+from narrator.picture.scene import Text
 from narrator.rules.errors import ConfigError
 
 DPI = 100  # one scene pixel is one image pixel
@@ -49,7 +53,7 @@ def write_png(scene: Scene, path: Path) -> None:
         elif isinstance(shape, Circle):
             axes.add_patch(
                 patches.Circle(
-                    (shape.cx, shape.cy),
+                    shape.centre,
                     shape.r,
                     facecolor=shape.fill,
                     edgecolor=shape.stroke or "none",
@@ -58,8 +62,8 @@ def write_png(scene: Scene, path: Path) -> None:
             )
         elif isinstance(shape, Line):
             axes.plot(
-                [shape.x1, shape.x2],
-                [shape.y1, shape.y2],
+                [shape.start[0], shape.end[0]],
+                [shape.start[1], shape.end[1]],
                 color=shape.color,
                 linewidth=shape.width * POINTS,
                 solid_capstyle="round",

@@ -14,17 +14,30 @@ The shapes are plain data (:class:`Scene`), drawn by hand as SVG
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
 from narrator.rules import codec
-from narrator.rules.answers import Abstain, CountAnswer, ExplodeAnswer, SeatAnswer
-from narrator.rules.core import Badge, Eliminate, Secret
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Badge
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Secret
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Seat, Tag
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 from narrator.rules.registry import get_variant
-from narrator.story import Act, Chapter, Moment, Seen, Story
-from narrator.voice.catalog import Catalog, phase_in_words
+from narrator.story import Act
+from narrator.story import Chapter
+from narrator.story import Moment
+from narrator.story import Seen
+from narrator.story import Story
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import phase_in_words
 
 WIDTH = 1600
 MARGIN = 32
@@ -43,6 +56,9 @@ INK, PAPER, FAINT = "#22252b", "#ffffff", "#d9dce1"
 VOTES = ("vote", "revote", "sheriff_vote", "sheriff_revote", "pk_vote")  # votes of one seat each
 
 
+Point = tuple[float, float]  # (x, y): y grows downwards
+
+
 @dataclass(frozen=True, kw_only=True)
 class Paint:
     """How a closed shape is painted: its ``fill``, and its outline if it has a ``stroke``
@@ -55,6 +71,8 @@ class Paint:
 
 @dataclass(frozen=True)
 class Rect(Paint):
+    """A box from its top left corner (``x``, ``y``); ``radius`` rounds its corners."""
+
     x: float
     y: float
     w: float
@@ -64,17 +82,18 @@ class Rect(Paint):
 
 @dataclass(frozen=True)
 class Circle(Paint):
-    cx: float
-    cy: float
+    """A disc around ``centre``, ``r`` from it to its edge."""
+
+    centre: Point
     r: float
 
 
 @dataclass(frozen=True)
 class Line:
-    x1: float
-    y1: float
-    x2: float
-    y2: float
+    """A stroke from ``start`` to ``end`` with round ends."""
+
+    start: Point
+    end: Point
     color: str
     width: float = 1.0
 
@@ -289,7 +308,7 @@ class Painter:
         sheriff = story.sheriff()
         ring = 190.0 if story.players <= 8 else 220.0
         cx, cy = MARGIN + TABLE_W / 2, top + ring + 80
-        shapes.append(Circle(cx, cy, ring - 52, fill="#f1ede4", stroke=FAINT, width=2))
+        shapes.append(Circle((cx, cy), ring - 52, fill="#f1ede4", stroke=FAINT, width=2))
         shapes.append(Text(cx, cy + 6, self.t("picture.table"), 18, OUT, anchor="middle"))
         for seat in range(1, story.players + 1):
             angle = 2 * math.pi * (seat - 1) / story.players - math.pi / 2
@@ -299,13 +318,13 @@ class Painter:
             colour = EVIL if self.variant.roles[role].evil else GOOD
             name = self.role(role) if dealt == role else f"{self.role(dealt)} → {self.role(role)}"
             gone = left.get(seat)
-            shapes.append(Circle(x, y, 30, fill=OUT if gone else colour, stroke=colour, width=4))
+            shapes.append(Circle((x, y), 30, fill=OUT if gone else colour, stroke=colour, width=4))
             shapes.append(Text(x, y + 7, str(seat), 20, PAPER, bold=True, anchor="middle"))
             under = math.sin(angle) >= -0.3  # the labels below the seat, else above it
             name_y = y + 50 if under else y - 44
             shapes.append(Text(x, name_y, name, 14, INK, bold=True, anchor="middle"))
             if gone is not None:
-                shapes.append(Line(x - 22, y - 22, x + 22, y + 22, PAPER, 3))
+                shapes.append(Line((x - 22, y - 22), (x + 22, y + 22), PAPER, 3))
                 note = f"✗ {self.phase(gone.phase)}"
                 note_y = name_y + 17 if under else name_y - 18
                 shapes.append(Text(x, note_y, note, 12, OUT, anchor="middle"))
@@ -318,11 +337,11 @@ class Painter:
             teams.setdefault(spec.team, spec.evil)
         x = MARGIN
         for team, evil in teams.items():
-            shapes.append(Circle(x + 9, bottom - 5, 9, fill=EVIL if evil else GOOD))
+            shapes.append(Circle((x + 9, bottom - 5), 9, fill=EVIL if evil else GOOD))
             name = self.t(f"picture.team.{team}")
             shapes.append(Text(x + 26, bottom, name, 15, INK))
             x += 56 + len(name) * CHAR_W * 15 / TEXT
-        shapes.append(Circle(x + 9, bottom - 5, 9, fill=OUT))
+        shapes.append(Circle((x + 9, bottom - 5), 9, fill=OUT))
         shapes.append(Text(x + 26, bottom, self.t("picture.out"), 15, INK))
         if sheriff is not None:
             note = self.t("picture.sheriff", seat=sheriff)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
+from xml.sax.saxutils import quoteattr
 
-from narrator.picture.scene import Circle, Line, Rect, Scene, Shape, Text
+from narrator.picture.scene import Circle
+from narrator.picture.scene import Line
+from narrator.picture.scene import Rect
+from narrator.picture.scene import Scene
+from narrator.picture.scene import Shape
+from narrator.picture.scene import Text
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 
@@ -23,11 +29,13 @@ def _shape(shape: Shape) -> str:
         )
     if isinstance(shape, Circle):
         stroke = f' stroke="{shape.stroke}" stroke-width="{n(shape.width)}"' if shape.stroke else ""
-        centre = f'cx="{n(shape.cx)}" cy="{n(shape.cy)}" r="{n(shape.r)}"'
+        (cx, cy) = shape.centre
+        centre = f'cx="{n(cx)}" cy="{n(cy)}" r="{n(shape.r)}"'
         return f'<circle {centre} fill="{shape.fill}"{stroke}/>'
     if isinstance(shape, Line):
+        (x1, y1), (x2, y2) = shape.start, shape.end
         return (
-            f'<line x1="{n(shape.x1)}" y1="{n(shape.y1)}" x2="{n(shape.x2)}" y2="{n(shape.y2)}"'
+            f'<line x1="{n(x1)}" y1="{n(y1)}" x2="{n(x2)}" y2="{n(y2)}"'
             f' stroke="{shape.color}" stroke-width="{n(shape.width)}" stroke-linecap="round"/>'
         )
     assert isinstance(shape, Text)

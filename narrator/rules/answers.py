@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, TypeVar, dataclass_transform
+from typing import Any
+from typing import ClassVar
+from typing import TypeVar
+from typing import dataclass_transform
 
 from narrator.rules.errors import BadAnswerText
 from narrator.rules.frozen import quick_init

@@ -16,7 +16,9 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from narrator.rules.answers import Answer, AnswerKind, parse_answer
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import parse_answer
 from narrator.rules.errors import IllegalAction
 from narrator.rules.frozen import quick_init
 

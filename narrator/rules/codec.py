@@ -28,24 +28,23 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from narrator.rules.answers import (
-    Abstain,
-    Answer,
-    AnswerKind,
-    CenterAnswer,
-    CountAnswer,
-    Destroy,
-    ExplodeAnswer,
-    Nobody,
-    OrderAnswer,
-    PressesAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-    YesNo,
-    parse_answer,
-)
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import Destroy
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import PressesAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
+from narrator.rules.answers import parse_answer
 from narrator.rules.errors import BadAnswerText
-from narrator.rules.prompts import Prompt, Seat
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
 
 SEPARATORS = " ."  # between seats: the keypad's dot, or a space in the text host
 CENTER_MARK = "*"  # before centre-card numbers, and before an exploding werewolf

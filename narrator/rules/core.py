@@ -10,20 +10,30 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Annotated, Literal, TypeVar
+from collections.abc import Callable
+from collections.abc import Generator
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import Annotated
+from typing import Literal
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
 
-from narrator.rules.answers import (
-    Answer,
-)
+from narrator.rules.answers import Answer
 from narrator.rules.chance import Chance
 from narrator.rules.errors import ConfigError
 from narrator.rules.frozen import quick_init
-from narrator.rules.phases import SETUP, PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 
 @quick_init

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 C = TypeVar("C", bound=type)
 

@@ -18,48 +18,51 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import Field
 
-from narrator.rules import kit, phases
+from narrator.rules import kit
+from narrator.rules import phases
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import (
-    NO_SEAT,
-    Ask,
-    Composition,
-    Deal,
-    Eliminate,
-    Flow,
-    MaybeSeconds,
-    Phase,
-    Role,
-    RoleName,
-    Say,
-    Script,
-    Seconds,
-    Secret,
-    Show,
-    Switches,
-    Timer,
-    Wake,
-    decoy,
-)
-from narrator.rules.kit import Rules, around, first_in_turn, override_counts, window
+from narrator.rules.core import NO_SEAT
+from narrator.rules.core import Ask
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Flow
+from narrator.rules.core import MaybeSeconds
+from narrator.rules.core import Phase
+from narrator.rules.core import Role
+from narrator.rules.core import RoleName
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Seconds
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import decoy
+from narrator.rules.kit import Rules
+from narrator.rules.kit import around
+from narrator.rules.kit import first_in_turn
+from narrator.rules.kit import override_counts
+from narrator.rules.kit import window
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import (
-    Prompt,
-    Rule,
-    Seat,
-    Tag,
-    forbid,
-    living_only,
-    living_seat_prompt,
-    no_self_vote,
-    on_seat,
-    seat_prompt,
-)
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Rule
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import forbid
+from narrator.rules.prompts import living_only
+from narrator.rules.prompts import living_seat_prompt
+from narrator.rules.prompts import no_self_vote
+from narrator.rules.prompts import on_seat
+from narrator.rules.prompts import seat_prompt
 
 VAMPIRE = "vampire"
 WITCH = "witch"

@@ -20,17 +20,30 @@ Seat choices (one living seat, or none / abstain / destroy) are built with
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from abc import ABC
+from abc import abstractmethod
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Generic
+from typing import TypeVar
 
-from narrator.rules import core, prompts
-from narrator.rules.answers import Answer, SeatAnswer
-from narrator.rules.core import Flow, Script, Switches
+from narrator.rules import core
+from narrator.rules import prompts
+from narrator.rules.answers import Answer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Flow
+from narrator.rules.core import Script
+from narrator.rules.core import Switches
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Rule, Seat
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Rule
+from narrator.rules.prompts import Seat
 from narrator.rules.registry import check_players
 
 S = TypeVar("S", bound=Switches)

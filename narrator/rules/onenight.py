@@ -9,46 +9,55 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import Field
+from pydantic import model_validator
 
 from narrator.rules import phases
-from narrator.rules.answers import Answer, AnswerKind, CenterAnswer, Nobody, SeatAnswer
-from narrator.rules.core import (
-    NO_SEAT,
-    Ask,
-    Composition,
-    Deal,
-    Eliminate,
-    Flow,
-    Phase,
-    Role,
-    Say,
-    Script,
-    Seconds,
-    Secret,
-    Show,
-    Switches,
-    Timer,
-    Wake,
-    deck_shows,
-    decoy,
-)
-from narrator.rules.kit import Rules, deal_cards, override_counts, reveal, teams, window
-from narrator.rules.prompts import (
-    Prompt,
-    Seat,
-    Tag,
-    all_of,
-    forbid,
-    living_seat_prompt,
-    no_self_vote,
-    not_self,
-    remembered,
-    seat_prompt,
-)
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CenterAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import NO_SEAT
+from narrator.rules.core import Ask
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Flow
+from narrator.rules.core import Phase
+from narrator.rules.core import Role
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Seconds
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
+from narrator.rules.core import deck_shows
+from narrator.rules.core import decoy
+from narrator.rules.kit import Rules
+from narrator.rules.kit import deal_cards
+from narrator.rules.kit import override_counts
+from narrator.rules.kit import reveal
+from narrator.rules.kit import teams
+from narrator.rules.kit import window
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import all_of
+from narrator.rules.prompts import forbid
+from narrator.rules.prompts import living_seat_prompt
+from narrator.rules.prompts import no_self_vote
+from narrator.rules.prompts import not_self
+from narrator.rules.prompts import remembered
+from narrator.rules.prompts import seat_prompt
 
 WEREWOLF = "werewolf"
 HIGH_INQUISITOR = "high_inquisitor"

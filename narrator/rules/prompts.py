@@ -6,20 +6,25 @@ A prompt is pure data with its rules; nothing here does I/O.  Seats are numbers 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from enum import StrEnum
-from typing import Literal, ParamSpec, TypeVar, cast
+from typing import Literal
+from typing import ParamSpec
+from typing import TypeVar
+from typing import cast
 
-from narrator.rules.answers import (
-    Abstain,
-    Answer,
-    AnswerKind,
-    Destroy,
-    Nobody,
-    SeatAnswer,
-    parse_answer,
-)
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import Destroy
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import parse_answer
 from narrator.rules.errors import IllegalAction
 from narrator.rules.frozen import quick_init
 from narrator.rules.phases import PhaseId

@@ -6,11 +6,16 @@ import importlib
 import random
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 from pydantic import ValidationError
 
-from narrator.rules.core import Composition, Deal, Game, Role, Switches
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import Game
+from narrator.rules.core import Role
+from narrator.rules.core import Switches
 from narrator.rules.errors import ConfigError
 
 

@@ -8,57 +8,58 @@ one-minute speeches with nominations, a hand vote, perhaps a perestrelka.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
 
-from narrator.rules import kit, phases
-from narrator.rules.answers import (
-    Answer,
-    AnswerKind,
-    CountAnswer,
-    Nobody,
-    PressesAnswer,
-    SeatAnswer,
-    SeatsAnswer,
-)
-from narrator.rules.core import (
-    Ask,
-    Composition,
-    Deal,
-    Eliminate,
-    Flow,
-    Outcome,
-    Phase,
-    Role,
-    Say,
-    Script,
-    Seconds,
-    Secret,
-    Show,
-    Switches,
-    Timer,
-    Wake,
-)
+from narrator.rules import kit
+from narrator.rules import phases
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import CountAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import PressesAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Flow
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Role
+from narrator.rules.core import Say
+from narrator.rules.core import Script
+from narrator.rules.core import Seconds
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Switches
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
 from narrator.rules.errors import ConfigError
-from narrator.rules.kit import Rules, around, first_in_turn, window
+from narrator.rules.kit import Rules
+from narrator.rules.kit import around
+from narrator.rules.kit import first_in_turn
+from narrator.rules.kit import window
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import (
-    Channel,
-    Prompt,
-    Rule,
-    Seat,
-    Tag,
-    dead_seat,
-    forbid,
-    living_only,
-    not_self,
-    on_seat,
-    remembered,
-    seat_prompt,
-)
+from narrator.rules.prompts import Channel
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Rule
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import dead_seat
+from narrator.rules.prompts import forbid
+from narrator.rules.prompts import living_only
+from narrator.rules.prompts import not_self
+from narrator.rules.prompts import on_seat
+from narrator.rules.prompts import remembered
+from narrator.rules.prompts import seat_prompt
 
 CIVILIAN = "civilian"
 SHERIFF = "sheriff"

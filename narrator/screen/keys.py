@@ -4,31 +4,19 @@ the game is paused, and keys typed meanwhile are not passed on (only a stop is).
 from __future__ import annotations
 
 import queue
-import time
 
-from narrator.ports import INTERRUPT, Terminated
+from narrator.clocks import HeldClock
+from narrator.ports import INTERRUPT
+from narrator.ports import Terminated
 from narrator.rules.prompts import Prompt
 
 
-class PausableClock:
-    """A monotonic clock that stands still while the game is paused (key P)."""
-
-    def __init__(self) -> None:
-        self._offset = 0.0
-        self._paused_at: float | None = None
+class PausableClock(HeldClock):
+    """The wall clock, standing still while the game is paused (key P)."""
 
     @property
     def paused(self) -> bool:
-        return self._paused_at is not None
-
-    def now(self) -> float:
-        moment = self._paused_at if self._paused_at is not None else time.monotonic()
-        return moment - self._offset
-
-    def sleep(self, seconds: float) -> None:
-        end = self.now() + seconds
-        while (left := end - self.now()) > 0:
-            time.sleep(min(left, 0.05))
+        return self.holding
 
     def wait_key(self, keys: queue.Queue[str], timeout: float) -> str | None:
         """The next key typed within ``timeout`` seconds of this clock, else None."""
@@ -38,11 +26,7 @@ class PausableClock:
             return None
 
     def toggle(self) -> bool:
-        if self._paused_at is None:
-            self._paused_at = time.monotonic()
-        else:
-            self._offset += time.monotonic() - self._paused_at
-            self._paused_at = None
+        self.hold(not self.holding)
         return self.paused
 
 

@@ -13,16 +13,22 @@ import logging
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from narrator.files import SETTINGS as SETTINGS_FILE
-from narrator.files import BadFile, load_json
+from narrator.files import BadFile
+from narrator.files import load_json
 from narrator.rules.registry import get_variant
-from narrator.settings import SHOWN, SettingError, TableSettings, checked, play_defaults
+from narrator.settings import SHOWN
+from narrator.settings import SettingError
+from narrator.settings import TableSettings
+from narrator.settings import checked
+from narrator.settings import play_defaults
 
 # What the set-up screen keeps per game and in a preset: its rows and the rules.
 SAVED_FIELDS = ("game", *SHOWN, "options")

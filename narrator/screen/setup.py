@@ -12,44 +12,52 @@ from __future__ import annotations
 import contextlib
 import typing
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.binding import Binding
+from textual.binding import BindingType
+from textual.containers import Horizontal
+from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
+from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Input, Label, Select, Static, Switch
+from textual.widgets import Button
+from textual.widgets import Input
+from textual.widgets import Label
+from textual.widgets import Select
+from textual.widgets import Static
+from textual.widgets import Switch
 
 from narrator.rules.errors import NarratorError
 from narrator.rules.recommended import with_recommended
-from narrator.rules.registry import get_variant, known_names, make_switches
-from narrator.screen.remembered import (
-    SetupChoice,
-    SetupValues,
-    last_path,
-    load_saved,
-    preset_names,
-    preset_path,
-    save,
-    saved_values,
-    values_for,
-)
-from narrator.settings import (
-    FIELDS,
-    LANGUAGE_NAMES,
-    SHOWN,
-    SPOKEN,
-    SettingError,
-    TableSettings,
-    checked,
-    choices_of,
-    default_players,
-    number_kind,
-    shown_of,
-)
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.rules.registry import make_switches
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import SetupValues
+from narrator.screen.remembered import last_path
+from narrator.screen.remembered import load_saved
+from narrator.screen.remembered import preset_names
+from narrator.screen.remembered import preset_path
+from narrator.screen.remembered import save
+from narrator.screen.remembered import saved_values
+from narrator.screen.remembered import values_for
+from narrator.settings import FIELDS
+from narrator.settings import LANGUAGE_NAMES
+from narrator.settings import SHOWN
+from narrator.settings import SPOKEN
+from narrator.settings import SettingError
+from narrator.settings import TableSettings
+from narrator.settings import checked
+from narrator.settings import choices_of
+from narrator.settings import default_players
+from narrator.settings import number_kind
+from narrator.settings import shown_of
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 
 
 class RulesScreen(ModalScreen[None]):

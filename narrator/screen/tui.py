@@ -15,23 +15,40 @@ import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 from rich.text import Text
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.app import App
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Digits, ProgressBar, Static
+from textual.widgets import Digits
+from textual.widgets import ProgressBar
+from textual.widgets import Static
 
-from narrator.ports import BACKSPACE, ENTER, INTERRUPT, STOP_SIGNALS, UNDO, Live
+from narrator.ports import BACKSPACE
+from narrator.ports import ENTER
+from narrator.ports import INTERRUPT
+from narrator.ports import STOP_SIGNALS
+from narrator.ports import UNDO
+from narrator.ports import Live
 from narrator.rules.core import PublicView
-from narrator.screen.keys import STOP_GRACE_S, PausableClock, TuiKeys
-from narrator.screen.remembered import SetupChoice, SetupValues
+from narrator.screen.keys import STOP_GRACE_S
+from narrator.screen.keys import PausableClock
+from narrator.screen.keys import TuiKeys
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import SetupValues
 from narrator.screen.setup import SetupScreen
-from narrator.voice.catalog import DAWN, Catalog, load_catalog, phase_in_words
+from narrator.voice.catalog import DAWN
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import phase_in_words
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 # The fixed rows of the table page: phase bar, narrator line, seat ring, and the log's

@@ -6,10 +6,16 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
-from narrator.simulate.report import count, summary
-from narrator.simulate.run import Setup, all_cores, check_run, check_setup, simulate
+from narrator.simulate.report import count
+from narrator.simulate.report import summary
+from narrator.simulate.run import Setup
+from narrator.simulate.run import all_cores
+from narrator.simulate.run import check_run
+from narrator.simulate.run import check_setup
+from narrator.simulate.run import simulate
 from narrator.voice.catalog import load_catalog
 
 

@@ -21,25 +21,27 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from narrator.drive import NIGHT_LIMIT
-from narrator.rules.answers import Answer, AnswerKind, parse_answer
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import parse_answer
 from narrator.rules.chance import Chance
-from narrator.rules.core import (
-    Ask,
-    Badge,
-    DealCard,
-    Eliminate,
-    Game,
-    Phase,
-    Say,
-    Secret,
-    Show,
-    Sleep,
-    Timer,
-    Wake,
-)
+from narrator.rules.core import Ask
+from narrator.rules.core import Badge
+from narrator.rules.core import DealCard
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Game
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Sleep
+from narrator.rules.core import Timer
+from narrator.rules.core import Wake
 from narrator.rules.errors import NarratorError
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 
 class IllegalPolicy(RuntimeError):

@@ -9,9 +9,14 @@ from __future__ import annotations
 import random
 
 from narrator.rules.answers import Answer
-from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 
 class Unwatching:

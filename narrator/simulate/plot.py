@@ -7,7 +7,9 @@ from pathlib import Path
 
 from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
-from narrator.simulate.report import count, number, outcomes
+from narrator.simulate.report import count
+from narrator.simulate.report import number
+from narrator.simulate.report import outcomes
 from narrator.simulate.run import Table
 from narrator.simulate.tally import Tally
 from narrator.voice.catalog import Catalog

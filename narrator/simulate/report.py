@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from narrator.simulate.run import Table
-from narrator.simulate.tally import UNFINISHED, Tally
+from narrator.simulate.tally import UNFINISHED
+from narrator.simulate.tally import Tally
 from narrator.voice.catalog import Catalog
 
 TOP_CAUSES = 5

@@ -14,14 +14,24 @@ import functools
 import multiprocessing
 import os
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from narrator.rules.core import Composition, Switches, shuffled_deal
+from narrator.rules.core import Composition
+from narrator.rules.core import Switches
+from narrator.rules.core import shuffled_deal
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import Variant, check_players, get_variant, make_switches
-from narrator.simulate.driver import GameResult, Players, game_rngs, play
+from narrator.rules.registry import Variant
+from narrator.rules.registry import check_players
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import make_switches
+from narrator.simulate.driver import GameResult
+from narrator.simulate.driver import Players
+from narrator.simulate.driver import game_rngs
+from narrator.simulate.driver import play
 from narrator.simulate.players import RandomPlayers
 from narrator.simulate.tally import Tally
 

@@ -12,7 +12,10 @@ import random
 
 import numpy as np
 
-from narrator.sound.clip import MIX_CHANNELS, MIX_RATE, Clip, Samples
+from narrator.sound.clip import MIX_CHANNELS
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.clip import Samples
 
 
 def knock(rng: random.Random, rate: int = MIX_RATE) -> Samples:

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from narrator.sound.clip import Clip, Samples
+from narrator.sound.clip import Clip
+from narrator.sound.clip import Samples
 
 # Bump when the rule changes: cached levelled audio made under another rule is stale.
 VERSION = "1"

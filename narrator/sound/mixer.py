@@ -17,7 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from narrator.sound.clip import MIX_CHANNELS, MIX_RATE, Clip, Samples
+from narrator.sound.clip import MIX_CHANNELS
+from narrator.sound.clip import MIX_RATE
+from narrator.sound.clip import Clip
+from narrator.sound.clip import Samples
 from narrator.sound.knocks import KnockBed
 
 Gains = npt.NDArray[np.float32]

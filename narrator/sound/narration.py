@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from narrator.rules.errors import ConfigError
-from narrator.sound.clip import MIX_CHANNELS, Samples
+from narrator.sound.clip import MIX_CHANNELS
+from narrator.sound.clip import Samples
 
 
 @dataclass(frozen=True)

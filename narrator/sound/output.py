@@ -32,9 +32,11 @@ from typing import Any
 import numpy as np
 
 from narrator.rules.errors import ConfigError
-from narrator.sound.clip import MIX_CHANNELS, Samples
+from narrator.sound.clip import MIX_CHANNELS
+from narrator.sound.clip import Samples
 from narrator.sound.mixer import Mixer
-from narrator.sound.narration import NarrationFile, default_name
+from narrator.sound.narration import NarrationFile
+from narrator.sound.narration import default_name
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -13,11 +13,14 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any, Literal
+from typing import Any
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+from pydantic import ConfigDict
 
-from narrator.rules.core import Param, RoleName
+from narrator.rules.core import Param
+from narrator.rules.core import RoleName
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import PhaseId
 

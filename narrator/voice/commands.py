@@ -15,15 +15,23 @@ from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice import voices
 from narrator.voice.catalog import LANGUAGES
-from narrator.voice.engines import SpanEngine, VoiceInfo
+from narrator.voice.engines import SpanEngine
+from narrator.voice.engines import VoiceInfo
 from narrator.voice.game_lines import lines_to_render
 from narrator.voice.install import language_hint
-from narrator.voice.pack_file import export_pack, import_pack
-from narrator.voice.pack_manifest import new_pack_folder, pack_name
-from narrator.voice.pack_record import MicrophoneRecorder, TerminalUI, record_pack, write_pack
-from narrator.voice.splice import Part, pack_parts
+from narrator.voice.pack_file import export_pack
+from narrator.voice.pack_file import import_pack
+from narrator.voice.pack_manifest import new_pack_folder
+from narrator.voice.pack_manifest import pack_name
+from narrator.voice.pack_record import MicrophoneRecorder
+from narrator.voice.pack_record import TerminalUI
+from narrator.voice.pack_record import record_pack
+from narrator.voice.pack_record import write_pack
+from narrator.voice.splice import Part
+from narrator.voice.splice import pack_parts
 from narrator.voice.tts import SpeechCache
-from narrator.voice.voices import choose_voice, is_named
+from narrator.voice.voices import choose_voice
+from narrator.voice.voices import is_named
 
 
 def voices_command(out: TextIO) -> int:

@@ -12,12 +12,18 @@ from __future__ import annotations
 import itertools
 import math
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from importlib import resources
 
-from narrator.rules.core import Param, RoleName
-from narrator.rules.registry import Variant, get_variant, known_names
-from narrator.voice.catalog import load_catalog, placeholders
+from narrator.rules.core import Param
+from narrator.rules.core import RoleName
+from narrator.rules.registry import Variant
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
 
 # Sections that are only ever shown on the screen, never spoken.
 SILENT_SECTIONS = frozenset(

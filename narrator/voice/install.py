@@ -14,7 +14,8 @@ from types import ModuleType
 from typing import Any
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.engines import FESTIVAL, HIBARI
+from narrator.voice.engines import FESTIVAL
+from narrator.voice.engines import HIBARI
 
 _HINTS = {
     "pyttsx3": "pip install pyttsx3",

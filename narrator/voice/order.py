@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import random
 
-from narrator.drive import Headless, Unrecorded
-from narrator.rules.core import Switches, shuffled_deal
+from narrator.drive import Headless
+from narrator.drive import Unrecorded
+from narrator.rules.core import Switches
+from narrator.rules.core import shuffled_deal
 from narrator.rules.prompts import Prompt
 from narrator.rules.registry import Variant
-from narrator.voice.catalog import Catalog, load_catalog
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
 
 GAMES = 3  # games played for the order: the lines of the rarer outcomes come in too
 

@@ -29,15 +29,13 @@ from narrator import files
 from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
-from narrator.voice.pack_manifest import (
-    MANIFEST,
-    PackManifest,
-    PartFile,
-    pack_folder,
-    pack_name,
-    parse_manifest,
-    read_manifest,
-)
+from narrator.voice.pack_manifest import MANIFEST
+from narrator.voice.pack_manifest import PackManifest
+from narrator.voice.pack_manifest import PartFile
+from narrator.voice.pack_manifest import pack_folder
+from narrator.voice.pack_manifest import pack_name
+from narrator.voice.pack_manifest import parse_manifest
+from narrator.voice.pack_manifest import read_manifest
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -16,7 +16,11 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel
+from pydantic import ConfigDict
+from pydantic import Field
+from pydantic import ValidationError
+from pydantic import field_validator
 
 from narrator import files
 from narrator.rules.errors import ConfigError

@@ -11,10 +11,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -22,17 +26,15 @@ from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice import splice
 from narrator.voice.install import sounddevice
-from narrator.voice.pack_manifest import (
-    MANIFEST,
-    PackManifest,
-    PartFile,
-    existing_manifest,
-    move_into_place,
-    new_pack_folder,
-    pack_folder,
-    write_audio,
-    write_manifest,
-)
+from narrator.voice.pack_manifest import MANIFEST
+from narrator.voice.pack_manifest import PackManifest
+from narrator.voice.pack_manifest import PartFile
+from narrator.voice.pack_manifest import existing_manifest
+from narrator.voice.pack_manifest import move_into_place
+from narrator.voice.pack_manifest import new_pack_folder
+from narrator.voice.pack_manifest import pack_folder
+from narrator.voice.pack_manifest import write_audio
+from narrator.voice.pack_manifest import write_manifest
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 from narrator.rules.errors import ConfigError
@@ -35,8 +37,10 @@ from narrator.sound.clip import Clip
 from narrator.sound.loudness import levelled
 from narrator.voice import splice
 from narrator.voice.audio_file import read_clip
-from narrator.voice.catalog import load_catalog, placeholders
-from narrator.voice.pack_manifest import pack_folder, read_manifest
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
+from narrator.voice.pack_manifest import pack_folder
+from narrator.voice.pack_manifest import read_manifest
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -37,15 +37,19 @@ import logging
 import re
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from narrator import files as reader
 from narrator.rules.errors import ConfigError
-from narrator.voice.number_forms import NumberForm, read_russian_number, russian_number
+from narrator.voice.number_forms import NumberForm
+from narrator.voice.number_forms import read_russian_number
+from narrator.voice.number_forms import russian_number
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -39,19 +39,28 @@ from __future__ import annotations
 import logging
 import re
 import string
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
 from narrator.rules.core import RoleName
 from narrator.rules.errors import ConfigError
-from narrator.rules.registry import get_variant, known_names
+from narrator.rules.registry import get_variant
+from narrator.rules.registry import known_names
 from narrator.sound.clip import Clip
 from narrator.sound.loudness import levelled
-from narrator.voice.catalog import Catalog, load_catalog, placeholders
-from narrator.voice.game_lines import domains, spoken_keys
-from narrator.voice.number_forms import NumberForm, russian_number
+from narrator.voice.catalog import Catalog
+from narrator.voice.catalog import load_catalog
+from narrator.voice.catalog import placeholders
+from narrator.voice.game_lines import domains
+from narrator.voice.game_lines import spoken_keys
+from narrator.voice.number_forms import NumberForm
+from narrator.voice.number_forms import russian_number
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
 

@@ -24,7 +24,9 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -32,13 +34,20 @@ import numpy as np
 from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
-from narrator.voice.audio_file import read_clip, write_clip
-from narrator.voice.engines import RENDER_TIMEOUT_S, Engine, LineFailed, SpanEngine
+from narrator.voice.audio_file import read_clip
+from narrator.voice.audio_file import write_clip
+from narrator.voice.engines import RENDER_TIMEOUT_S
+from narrator.voice.engines import Engine
+from narrator.voice.engines import LineFailed
+from narrator.voice.engines import SpanEngine
 from narrator.voice.install import require
 from narrator.voice.numbers import spoken
 from narrator.voice.pronounce import pronunciation
-from narrator.voice.rates import DEFAULT_RATE, RATES
-from narrator.voice.voices import choose_voice, engine_for, next_voice
+from narrator.voice.rates import DEFAULT_RATE
+from narrator.voice.rates import RATES
+from narrator.voice.voices import choose_voice
+from narrator.voice.voices import engine_for
+from narrator.voice.voices import next_voice
 
 _LOGGER = logging.getLogger(__name__)
 

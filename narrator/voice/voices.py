@@ -15,22 +15,22 @@ import logging
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from narrator.rules.errors import ConfigError
-from narrator.voice.engines import (
-    BEST,
-    DEFAULT,
-    ENGINE_NAMES,
-    FESTIVAL,
-    GOOD,
-    HIBARI,
-    SYSTEM,
-    Engine,
-    VoiceInfo,
-    system_driver,
-)
-from narrator.voice.install import engine_hint, language_hint
+from narrator.voice.engines import BEST
+from narrator.voice.engines import DEFAULT
+from narrator.voice.engines import ENGINE_NAMES
+from narrator.voice.engines import FESTIVAL
+from narrator.voice.engines import GOOD
+from narrator.voice.engines import HIBARI
+from narrator.voice.engines import SYSTEM
+from narrator.voice.engines import Engine
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines import system_driver
+from narrator.voice.install import engine_hint
+from narrator.voice.install import language_hint
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -36,59 +36,57 @@ import random
 from narrator.rules import kit
 from narrator.rules.alliance.day import day_of
 from narrator.rules.alliance.night import night_of
-from narrator.rules.alliance.prompts import (
-    badge_prompt,
-    candidates_prompt,
-    choice_vote_prompt,
-    cupid_prompt,
-    explode_prompt,
-    guard_prompt,
-    hunter_prompt,
-    no_shot_prompt,
-    order_prompt,
-    seer_prompt,
-    white_wolf_prompt,
-    witch_poison_prompt,
-    witch_save_prompt,
-    withdraw_prompt,
-    wolves_prompt,
-)
-from narrator.rules.alliance.resolution import (
-    exile_tally,
-    is_cross_team,
-    leaders,
-    may_shoot,
-    night_deaths,
-    speaking_order,
-    top_of,
-    winner_of,
-)
-from narrator.rules.alliance.roles import (
-    CUPID,
-    EXILED,
-    EXPLODED,
-    GOOD,
-    GUARD,
-    HUNTER,
-    LOVE,
-    LOVERS,
-    POISON,
-    ROLES,
-    SEAT_COUNTS,
-    SEER,
-    SHOT,
-    VILLAGER,
-    WEREWOLF,
-    WEREWOLVES,
-    WITCH,
-    WOLVES,
-    AllianceSwitches,
-    composition_counts,
-    default_counts,
-)
-from narrator.rules.alliance.table import Death, Table
-from narrator.rules.core import Composition, Deal, Script
-from narrator.rules.kit import Rules, around
+from narrator.rules.alliance.prompts import badge_prompt
+from narrator.rules.alliance.prompts import candidates_prompt
+from narrator.rules.alliance.prompts import choice_vote_prompt
+from narrator.rules.alliance.prompts import cupid_prompt
+from narrator.rules.alliance.prompts import explode_prompt
+from narrator.rules.alliance.prompts import guard_prompt
+from narrator.rules.alliance.prompts import hunter_prompt
+from narrator.rules.alliance.prompts import no_shot_prompt
+from narrator.rules.alliance.prompts import order_prompt
+from narrator.rules.alliance.prompts import seer_prompt
+from narrator.rules.alliance.prompts import white_wolf_prompt
+from narrator.rules.alliance.prompts import witch_poison_prompt
+from narrator.rules.alliance.prompts import witch_save_prompt
+from narrator.rules.alliance.prompts import withdraw_prompt
+from narrator.rules.alliance.prompts import wolves_prompt
+from narrator.rules.alliance.resolution import exile_tally
+from narrator.rules.alliance.resolution import is_cross_team
+from narrator.rules.alliance.resolution import leaders
+from narrator.rules.alliance.resolution import may_shoot
+from narrator.rules.alliance.resolution import night_deaths
+from narrator.rules.alliance.resolution import speaking_order
+from narrator.rules.alliance.resolution import top_of
+from narrator.rules.alliance.resolution import winner_of
+from narrator.rules.alliance.roles import CUPID
+from narrator.rules.alliance.roles import EXILED
+from narrator.rules.alliance.roles import EXPLODED
+from narrator.rules.alliance.roles import GOOD
+from narrator.rules.alliance.roles import GUARD
+from narrator.rules.alliance.roles import HUNTER
+from narrator.rules.alliance.roles import LOVE
+from narrator.rules.alliance.roles import LOVERS
+from narrator.rules.alliance.roles import POISON
+from narrator.rules.alliance.roles import ROLES
+from narrator.rules.alliance.roles import SEAT_COUNTS
+from narrator.rules.alliance.roles import SEER
+from narrator.rules.alliance.roles import SHOT
+from narrator.rules.alliance.roles import VILLAGER
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.roles import WEREWOLVES
+from narrator.rules.alliance.roles import WITCH
+from narrator.rules.alliance.roles import WOLVES
+from narrator.rules.alliance.roles import AllianceSwitches
+from narrator.rules.alliance.roles import composition_counts
+from narrator.rules.alliance.roles import default_counts
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
+from narrator.rules.core import Composition
+from narrator.rules.core import Deal
+from narrator.rules.core import Script
+from narrator.rules.kit import Rules
+from narrator.rules.kit import around
 
 
 def game_script(deal: Deal, sw: AllianceSwitches, rng: random.Random) -> Script:

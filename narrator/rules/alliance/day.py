@@ -10,14 +10,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from narrator.rules import phases
-from narrator.rules.alliance.deaths import announce_night, fall, settle
-from narrator.rules.alliance.election import ballot, drawn, election
-from narrator.rules.alliance.prompts import explode_now, order_prompt, white_wolf_prompt
-from narrator.rules.alliance.resolution import exile_tally, leaders, speaking_order, top_of
-from narrator.rules.alliance.roles import EXILED, EXPLODED, OVER, POSTPONED, UP, WOLVES
-from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer
-from narrator.rules.core import Ask, Flow, Outcome, Phase, Say, Timer
+from narrator.rules.alliance.deaths import announce_night
+from narrator.rules.alliance.deaths import fall
+from narrator.rules.alliance.deaths import settle
+from narrator.rules.alliance.election import ballot
+from narrator.rules.alliance.election import drawn
+from narrator.rules.alliance.election import election
+from narrator.rules.alliance.prompts import explode_now
+from narrator.rules.alliance.prompts import order_prompt
+from narrator.rules.alliance.prompts import white_wolf_prompt
+from narrator.rules.alliance.resolution import exile_tally
+from narrator.rules.alliance.resolution import leaders
+from narrator.rules.alliance.resolution import speaking_order
+from narrator.rules.alliance.resolution import top_of
+from narrator.rules.alliance.roles import EXILED
+from narrator.rules.alliance.roles import EXPLODED
+from narrator.rules.alliance.roles import OVER
+from narrator.rules.alliance.roles import POSTPONED
+from narrator.rules.alliance.roles import UP
+from narrator.rules.alliance.roles import WOLVES
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Ask
+from narrator.rules.core import Flow
+from narrator.rules.core import Outcome
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Timer
 from narrator.rules.prompts import Tag
 
 

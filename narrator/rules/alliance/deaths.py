@@ -17,15 +17,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from narrator.rules import kit, phases
-from narrator.rules.alliance.prompts import badge_prompt, hunter_prompt, no_shot_prompt
+from narrator.rules import kit
+from narrator.rules import phases
+from narrator.rules.alliance.prompts import badge_prompt
+from narrator.rules.alliance.prompts import hunter_prompt
+from narrator.rules.alliance.prompts import no_shot_prompt
 from narrator.rules.alliance.resolution import may_shoot
-from narrator.rules.alliance.roles import EXPLODED, HUNTER, LOVE, SHOT, WEREWOLF
-from narrator.rules.alliance.table import Death, Table
+from narrator.rules.alliance.roles import EXPLODED
+from narrator.rules.alliance.roles import HUNTER
+from narrator.rules.alliance.roles import LOVE
+from narrator.rules.alliance.roles import SHOT
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Badge, Eliminate, Flow, Outcome, Say, Timer
+from narrator.rules.core import Badge
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Flow
+from narrator.rules.core import Outcome
+from narrator.rules.core import Say
+from narrator.rules.core import Timer
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag, remembered
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import remembered
 
 
 def announce_night(table: Table, deaths: Sequence[Death]) -> Flow[list[Death]]:

@@ -11,20 +11,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from narrator.rules import phases
-from narrator.rules.alliance.prompts import (
-    candidates_prompt,
-    choice_vote_prompt,
-    explode_now,
-    withdraw_prompt,
-)
+from narrator.rules.alliance.prompts import candidates_prompt
+from narrator.rules.alliance.prompts import choice_vote_prompt
+from narrator.rules.alliance.prompts import explode_now
+from narrator.rules.alliance.prompts import withdraw_prompt
 from narrator.rules.alliance.resolution import top_of
 from narrator.rules.alliance.roles import OVER
-from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import ExplodeAnswer, OrderAnswer, SeatAnswer, SeatsAnswer
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
 from narrator.rules.chance import drawn_order
-from narrator.rules.core import Ask, Badge, Flow, Say, Timer
+from narrator.rules.core import Ask
+from narrator.rules.core import Badge
+from narrator.rules.core import Flow
+from narrator.rules.core import Say
+from narrator.rules.core import Timer
 from narrator.rules.kit import around
-from narrator.rules.prompts import Seat, Tag
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 
 def election(table: Table, day: int, pending: Sequence[Death]) -> Flow[ExplodeAnswer | None]:

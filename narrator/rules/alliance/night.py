@@ -4,37 +4,46 @@ the same words and window whether its holder lives or not (``call_dead_roles``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 
-from narrator.rules import kit, phases
-from narrator.rules.alliance.prompts import (
-    cupid_prompt,
-    guard_prompt,
-    seer_prompt,
-    witch_poison_prompt,
-    witch_save_prompt,
-    wolves_prompt,
-)
+from narrator.rules import kit
+from narrator.rules import phases
+from narrator.rules.alliance.prompts import cupid_prompt
+from narrator.rules.alliance.prompts import guard_prompt
+from narrator.rules.alliance.prompts import seer_prompt
+from narrator.rules.alliance.prompts import witch_poison_prompt
+from narrator.rules.alliance.prompts import witch_save_prompt
+from narrator.rules.alliance.prompts import wolves_prompt
 from narrator.rules.alliance.resolution import night_deaths
-from narrator.rules.alliance.roles import CUPID, GUARD, HUNTER, SEER, WEREWOLF, WITCH
-from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import Answer, SeatAnswer, SeatsAnswer, YesNo
+from narrator.rules.alliance.roles import CUPID
+from narrator.rules.alliance.roles import GUARD
+from narrator.rules.alliance.roles import HUNTER
+from narrator.rules.alliance.roles import SEER
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.roles import WITCH
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
+from narrator.rules.answers import Answer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
 from narrator.rules.chance import drawn_seats
-from narrator.rules.core import (
-    NO_SEAT,
-    Ask,
-    Decoy,
-    Flow,
-    Phase,
-    Say,
-    Secret,
-    Show,
-    Wake,
-    asked_of_nobody,
-    decoy,
-)
+from narrator.rules.core import NO_SEAT
+from narrator.rules.core import Ask
+from narrator.rules.core import Decoy
+from narrator.rules.core import Flow
+from narrator.rules.core import Phase
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Show
+from narrator.rules.core import Wake
+from narrator.rules.core import asked_of_nobody
+from narrator.rules.core import decoy
 from narrator.rules.kit import window
-from narrator.rules.prompts import Prompt, Seat, Tag
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 
 def night_of(table: Table, night: int) -> Flow[list[Death]]:

@@ -6,34 +6,34 @@ import itertools
 from collections.abc import Sequence
 
 from narrator.rules import phases
-from narrator.rules.alliance.roles import UP, WEREWOLF
-from narrator.rules.alliance.table import Death, Table
-from narrator.rules.answers import (
-    Answer,
-    AnswerKind,
-    ExplodeAnswer,
-    Nobody,
-    OrderAnswer,
-    SeatsAnswer,
-    YesNo,
-)
-from narrator.rules.errors import IllegalAction, NotNow
-from narrator.rules.kit import in_revote, not_protected_again
-from narrator.rules.prompts import (
-    Prompt,
-    Rule,
-    Seat,
-    Tag,
-    dead_seat,
-    forbid,
-    living_only,
-    living_seat_prompt,
-    no_self_vote,
-    not_self,
-    on_seat,
-    remembered,
-    seat_prompt,
-)
+from narrator.rules.alliance.roles import UP
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.table import Death
+from narrator.rules.alliance.table import Table
+from narrator.rules.answers import Answer
+from narrator.rules.answers import AnswerKind
+from narrator.rules.answers import ExplodeAnswer
+from narrator.rules.answers import Nobody
+from narrator.rules.answers import OrderAnswer
+from narrator.rules.answers import SeatsAnswer
+from narrator.rules.answers import YesNo
+from narrator.rules.errors import IllegalAction
+from narrator.rules.errors import NotNow
+from narrator.rules.kit import in_revote
+from narrator.rules.kit import not_protected_again
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Rule
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.prompts import dead_seat
+from narrator.rules.prompts import forbid
+from narrator.rules.prompts import living_only
+from narrator.rules.prompts import living_seat_prompt
+from narrator.rules.prompts import no_self_vote
+from narrator.rules.prompts import not_self
+from narrator.rules.prompts import on_seat
+from narrator.rules.prompts import remembered
+from narrator.rules.prompts import seat_prompt
 
 
 def cupid_prompt(cupid: Seat, players: int, default: tuple[Seat, Seat]) -> Prompt:

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 
-from narrator.rules.alliance.roles import (
-    CUPID,
-    EXILED,
-    GOOD,
-    LOVE,
-    LOVERS,
-    POISON,
-    SHERIFF_WEIGHT,
-    SPECIAL_ROLES,
-    VILLAGER,
-    WEREWOLF,
-    WEREWOLVES,
-    WOLVES,
-)
+from narrator.rules.alliance.roles import CUPID
+from narrator.rules.alliance.roles import EXILED
+from narrator.rules.alliance.roles import GOOD
+from narrator.rules.alliance.roles import LOVE
+from narrator.rules.alliance.roles import LOVERS
+from narrator.rules.alliance.roles import POISON
+from narrator.rules.alliance.roles import SHERIFF_WEIGHT
+from narrator.rules.alliance.roles import SPECIAL_ROLES
+from narrator.rules.alliance.roles import VILLAGER
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.alliance.roles import WEREWOLVES
+from narrator.rules.alliance.roles import WOLVES
 from narrator.rules.kit import around
 from narrator.rules.prompts import Seat
 

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, Self
+from typing import Literal
+from typing import Self
 
-from pydantic import Field, model_validator
+from pydantic import Field
+from pydantic import model_validator
 
-from narrator.rules.core import MaybeSeconds, Role, Seconds, Switches, parse_roles
-from narrator.rules.kit import override_counts, teams
+from narrator.rules.core import MaybeSeconds
+from narrator.rules.core import Role
+from narrator.rules.core import Seconds
+from narrator.rules.core import Switches
+from narrator.rules.core import parse_roles
+from narrator.rules.kit import override_counts
+from narrator.rules.kit import teams
 
 WEREWOLF = "werewolf"
 SEER = "seer"

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import TypeVar
 
 from narrator.rules import kit
 from narrator.rules.alliance.resolution import winner_of
-from narrator.rules.alliance.roles import DUE, AllianceSwitches
-from narrator.rules.core import Decoy, Flow
+from narrator.rules.alliance.roles import DUE
+from narrator.rules.alliance.roles import AllianceSwitches
+from narrator.rules.core import Decoy
+from narrator.rules.core import Flow
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Seat, Tag
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
 
 T = TypeVar("T")
 

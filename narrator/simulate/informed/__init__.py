@@ -11,7 +11,8 @@ from collections.abc import Mapping
 
 from narrator.rules.errors import ConfigError
 from narrator.simulate.informed.alliance import Alliance
-from narrator.simulate.informed.base import InformedPlayers, Strategy
+from narrator.simulate.informed.base import InformedPlayers
+from narrator.simulate.informed.base import Strategy
 from narrator.simulate.informed.halloween import Halloween
 from narrator.simulate.informed.onenight import OneNight
 from narrator.simulate.informed.sport_mafia import SportMafia

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from narrator.rules.alliance.roles import SEER, WEREWOLF
-from narrator.rules.core import Secret, Timer
-from narrator.rules.prompts import Prompt, Seat, Tag
-from narrator.simulate.informed.base import Strategy, seats_of
+from narrator.rules.alliance.roles import SEER
+from narrator.rules.alliance.roles import WEREWOLF
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.simulate.informed.base import Strategy
+from narrator.simulate.informed.base import seats_of
 from narrator.simulate.informed.knowledge import Mind
 
 RUN_CHANCE = 0.2  # a player other than the seer runs for sheriff this often

@@ -18,14 +18,27 @@ game's strategy adds its own night (``narrator.simulate.informed.<game>``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import ClassVar
 
-from narrator.rules.answers import Abstain, Answer, SeatAnswer
-from narrator.rules.core import Eliminate, Say, Secret, Timer
+from narrator.rules.answers import Abstain
+from narrator.rules.answers import Answer
+from narrator.rules.answers import SeatAnswer
+from narrator.rules.core import Eliminate
+from narrator.rules.core import Say
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
-from narrator.simulate.informed.knowledge import Beliefs, Board, Claim, Mind
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.simulate.informed.knowledge import Beliefs
+from narrator.simulate.informed.knowledge import Board
+from narrator.simulate.informed.knowledge import Claim
+from narrator.simulate.informed.knowledge import Mind
 
 
 def seats_of(prompt: Prompt) -> list[Seat]:

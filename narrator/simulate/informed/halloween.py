@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from narrator.rules.core import Secret
-from narrator.rules.halloween import HUNTER, VAMPIRE
-from narrator.rules.prompts import Prompt, Tag
-from narrator.simulate.informed.base import Strategy, seats_of
+from narrator.rules.halloween import HUNTER
+from narrator.rules.halloween import VAMPIRE
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.simulate.informed.base import Strategy
+from narrator.simulate.informed.base import seats_of
 from narrator.simulate.informed.knowledge import Mind
 
 

@@ -21,11 +21,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 
 from narrator.rules.core import Param
-from narrator.rules.phases import SETUP, PhaseId
+from narrator.rules.phases import SETUP
+from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Seat
 
 # How often a seat believes the first of two claims of one role it cannot tell apart: a

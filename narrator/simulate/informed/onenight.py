@@ -8,11 +8,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Secret, Timer
-from narrator.rules.onenight import HIGH_INQUISITOR, SPIRIT, WEREWOLF
-from narrator.rules.prompts import Prompt, Tag
-from narrator.simulate.informed.base import Strategy, seats_of
-from narrator.simulate.informed.knowledge import Claim, Mind
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
+from narrator.rules.onenight import HIGH_INQUISITOR
+from narrator.rules.onenight import SPIRIT
+from narrator.rules.onenight import WEREWOLF
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Tag
+from narrator.simulate.informed.base import Strategy
+from narrator.simulate.informed.base import seats_of
+from narrator.simulate.informed.knowledge import Claim
+from narrator.simulate.informed.knowledge import Mind
 
 
 class OneNight(Strategy):

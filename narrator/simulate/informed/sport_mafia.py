@@ -5,16 +5,24 @@ together, every hand goes to whom its owner takes for black (RULES.md section 3)
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import ClassVar
 
 from narrator.rules.answers import SeatAnswer
-from narrator.rules.core import Secret, Timer
+from narrator.rules.core import Secret
+from narrator.rules.core import Timer
 from narrator.rules.phases import PhaseId
-from narrator.rules.prompts import Prompt, Seat, Tag
-from narrator.rules.sport_mafia import DON, MAFIA, SHERIFF
-from narrator.simulate.informed.base import Strategy, seats_of
-from narrator.simulate.informed.knowledge import Board, Mind
+from narrator.rules.prompts import Prompt
+from narrator.rules.prompts import Seat
+from narrator.rules.prompts import Tag
+from narrator.rules.sport_mafia import DON
+from narrator.rules.sport_mafia import MAFIA
+from narrator.rules.sport_mafia import SHERIFF
+from narrator.simulate.informed.base import Strategy
+from narrator.simulate.informed.base import seats_of
+from narrator.simulate.informed.knowledge import Board
+from narrator.simulate.informed.knowledge import Mind
 
 NOMINATE_CHANCE = 0.5  # a player with no suspect still nominates somebody this often
 

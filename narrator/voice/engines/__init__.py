@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol
+from typing import runtime_checkable
 
 from narrator.sound.clip import Clip
 

@@ -50,9 +50,15 @@ import numpy as np
 
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
-from narrator.voice.audio_file import scratch_folder, taken
-from narrator.voice.engines import FESTIVAL, EngineInfo, LineFailed, VoiceInfo, quality
-from narrator.voice.engines.tempo import SPEEDS, at_speed
+from narrator.voice.audio_file import scratch_folder
+from narrator.voice.audio_file import taken
+from narrator.voice.engines import FESTIVAL
+from narrator.voice.engines import EngineInfo
+from narrator.voice.engines import LineFailed
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines import quality
+from narrator.voice.engines.tempo import SPEEDS
+from narrator.voice.engines.tempo import at_speed
 from narrator.voice.install import engine_hint
 
 _LOGGER = logging.getLogger(__name__)

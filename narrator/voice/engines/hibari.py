@@ -33,7 +33,10 @@ import numpy as np
 
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
-from narrator.voice.engines import HIBARI, EngineInfo, VoiceInfo, quality
+from narrator.voice.engines import HIBARI
+from narrator.voice.engines import EngineInfo
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines import quality
 from narrator.voice.install import engine_hint
 
 _LOGGER = logging.getLogger(__name__)

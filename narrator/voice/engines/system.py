@@ -19,24 +19,28 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from queue import Queue
-from typing import Any, ClassVar, TypeVar
+from typing import Any
+from typing import ClassVar
+from typing import TypeVar
 
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
-from narrator.voice.audio_file import scratch_folder, taken
-from narrator.voice.engines import (
-    RENDER_TIMEOUT_S,
-    EngineInfo,
-    VoiceInfo,
-    quality,
-    system_driver,
-)
-from narrator.voice.install import LANGUAGE_NAMES, engine_hint, require
+from narrator.voice.audio_file import scratch_folder
+from narrator.voice.audio_file import taken
+from narrator.voice.engines import RENDER_TIMEOUT_S
+from narrator.voice.engines import EngineInfo
+from narrator.voice.engines import VoiceInfo
+from narrator.voice.engines import quality
+from narrator.voice.engines import system_driver
+from narrator.voice.install import LANGUAGE_NAMES
+from narrator.voice.install import engine_hint
+from narrator.voice.install import require
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -113,7 +113,7 @@ def test_remembered_settings_are_shown_and_defaults_bring_back_the_defaults(
         await pilot.press("enter")
         await until(pilot, lambda: started(app))  # rebuilt, «Начать» in focus again
         screen = setup_of(app)
-        assert float(screen.query_one("#opt-discussion_s", Input).value) == 300
+        assert screen.query_one("#opt-discussion_s", Input).value == "300"  # seconds, not "300.0"
         assert screen.query_one("#remembered").render().plain == ""  # type: ignore[union-attr]
 
     chosen = run_setup(TableSettings(game="onenight"), tmp_path, steps)

@@ -207,7 +207,7 @@ class SetupScreen(Screen[SetupChoice]):
             return Select(options, value=value, allow_blank=False, id=name)
         if name == "players":
             return Input(self._players_text(), id=name)
-        return Input("" if value is None else str(value), id=name)
+        return Input(_field_text(value), id=name)
 
     def _choice_text(self, name: str, choice: object) -> str:
         if name == "lang":
@@ -274,7 +274,7 @@ class SetupScreen(Screen[SetupChoice]):
                     id=f"opt-{name}",
                 )
             else:
-                widget = Input("" if value is None else str(value), id=f"opt-{name}")
+                widget = Input(_field_text(value), id=f"opt-{name}")
             label = Label(self._switch_text(name, "name", name))
             if name in remembered:
                 label.add_class("remembered")
@@ -515,3 +515,12 @@ def _number(text: str) -> float:
         return float(text.strip().replace(",", "."))
     except ValueError:
         raise NarratorError(f"{text!r} is not a number") from None
+
+
+def _field_text(value: object) -> str:
+    """A field's value as typed: ``60`` for 60.0 seconds, nothing for none."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

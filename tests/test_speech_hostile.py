@@ -152,13 +152,16 @@ for line in sys.stdin:
     if "utt.synth" in line:
         if {segv}:
             os.kill(os.getpid(), signal.SIGSEGV)
-        subprocess.run(["sleep", "987.654"])  # a child: only killing the group ends it
+        subprocess.run(["sleep", "{sleep}"])  # a child: only killing the group ends it
     job = re.search(r'"narrator-ok" (\\d+)', line)
     if job:
         print("narrator-ok", job.group(1), "Cluster", flush=True)
 """
-FAKE_SEGV = FAKE.format(python=sys.executable, segv=True)
-FAKE_HANG = FAKE.format(python=sys.executable, segv=False)
+
+
+def _sleep_mark(segv: bool) -> str:
+    """A sleep length no other test (nor the other case, in another worker) uses."""
+    return f"987.{os.getpid()}{int(segv)}"
 
 
 def _fake_festival(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -186,9 +189,9 @@ def _children() -> list[str]:
     return [line for line in done.stdout.splitlines() if "ps" not in line.split()[-1:]]
 
 
-@pytest.mark.parametrize("script", [FAKE_SEGV, FAKE_HANG], ids=["sigsegv", "hang"])
+@pytest.mark.parametrize("segv", [True, False], ids=["sigsegv", "hang"])
 def test_a_line_the_engine_crashes_or_hangs_on_is_said_by_the_fallback(
-    script: str,
+    segv: bool,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -196,6 +199,8 @@ def test_a_line_the_engine_crashes_or_hangs_on_is_said_by_the_fallback(
     from narrator.voice.tts import SpeechCache
 
     before = {line.split()[0] for line in _children()}  # another test's own Festival may live on
+    mark = _sleep_mark(segv)
+    script = FAKE.format(python=sys.executable, segv=segv, sleep=mark)
     engine = _fake_festival(tmp_path, script, monkeypatch)
     cache = SpeechCache("en", rate=None, folder=tmp_path / "speech", renderer=engine)
     with caplog.at_level(logging.WARNING):
@@ -206,6 +211,6 @@ def test_a_line_the_engine_crashes_or_hangs_on_is_said_by_the_fallback(
     assert "stopped twice while rendering" in caplog.text or "gave no answer" in caplog.text
     new = [line for line in _children() if line.split()[0] not in before]
     assert not new, new  # the fake was killed with its group and reaped: none defunct
-    left = subprocess.run(["pgrep", "-f", "sleep 987.654"], capture_output=True, check=False)
+    left = subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, check=False)
     assert not left.stdout, "the hung engine's own child is left running"
     engine.close()

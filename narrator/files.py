@@ -10,6 +10,7 @@ The caller validates the parsed data against the model the program uses.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -27,6 +28,7 @@ MB = 1024 * KB
 
 MAX_DEPTH = 16  # tables and arrays inside each other: no real file of ours nests 5
 MAX_TEXT = 4096  # characters of one key or text value
+PART = ".part"  # a file being written beside its place (``write_whole``)
 
 
 class BadFile(ConfigError):
@@ -240,3 +242,45 @@ def _open_regular(path: Path, kind: Kind) -> int:
         os.close(fd)
         raise BadFile(f"{path}: larger than {_size(kind.max_bytes)}, too large for a {kind.what}")
     return fd
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path`` (mode 0600), whole or not at all: written beside it as
+    ``.<name>.part``, synced, moved into place, the folder synced.
+
+    On a failure the part written is removed and the OSError raised: no empty or
+    half-written file is left, and a file that was there before stays as it was.
+    """
+    part = path.with_name(f".{path.name}{PART}")
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(part, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        raise
+    sync_folder(path.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """A new file's name survives a power cut only once its folder is synced."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot: the file itself is synced all the same
+    finally:
+        os.close(fd)

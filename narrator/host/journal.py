@@ -65,11 +65,14 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from narrator.files import PART
 from narrator.files import RECORD
 from narrator.files import RECORD_KEY
 from narrator.files import BadFile
 from narrator.files import read_bytes
 from narrator.files import read_text
+from narrator.files import sync_folder
+from narrator.files import write_whole
 from narrator.rules.errors import ConfigError
 from narrator.rules.phases import SETUP
 from narrator.rules.phases import PhaseId
@@ -88,7 +91,6 @@ class DamagedRecord(ConfigError):
 SEALED = ".sealed"  # a record being played, or stopped: sealed
 PLAIN = ".jsonl"  # a record of a game that has ended: plain JSON lines
 KEY = ".key"
-PART = ".part"  # a key being written
 PART_AGE_S = 60.0  # a key still being written after this long belongs to no running game
 FRAME_BYTES = 1024  # every frame on disk: sealed payload and the 16-byte tag
 PERIOD_S = 0.5  # one frame per this much of the game's clock: at most this is lost
@@ -188,7 +190,7 @@ class Journal:
             self._sealed.unlink(missing_ok=True)
             raise
         self._inode = os.fstat(self._fd).st_ino
-        _sync_folder(folder)
+        sync_folder(folder)
         self._aead = AESGCM(key)
         self._zip = zlib.compressobj(9, zlib.DEFLATED, -15)
         self._pending = bytearray()  # compressed, not yet in a frame
@@ -337,26 +339,6 @@ def _nonce(index: int) -> bytes:
     return index.to_bytes(12, "big")
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _sync_folder(folder: Path) -> None:
-    """A new file's name survives a power cut only once its folder is synced."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot: the file itself is synced all the same
-    finally:
-        os.close(fd)
-
-
 # --- keys ------------------------------------------------------------------------------------
 
 
@@ -380,30 +362,8 @@ def _write_key(keys: Path, sealed: Path, key: bytes) -> Path:
         "record": str(sealed.absolute()),
         "key": base64.b64encode(key).decode("ascii"),
     }
-    _write_whole(path, json.dumps(data).encode("ascii"))
+    write_whole(path, json.dumps(data).encode("ascii"))
     return path
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """``data`` as the file ``path``, whole or not at all: written beside it, synced, moved.
-
-    On a failure the part written is removed and the OSError raised: no empty or
-    half-written file is left (a reader never sees half a key or half a record).
-    """
-    part = path.with_name(f".{path.name}{PART}")
-    try:
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(part, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            part.unlink()
-        raise
-    _sync_folder(path.parent)
 
 
 def _forget_orphans(keys: Path) -> None:
@@ -476,7 +436,7 @@ def _remove_sealed(sealed: Path, key: Path) -> None:
         sealed.unlink(missing_ok=True)
     with contextlib.suppress(OSError):
         key.unlink(missing_ok=True)
-    _sync_folder(sealed.parent)
+    sync_folder(sealed.parent)
 
 
 def forget_sealed(sealed: Path, keys: Path | None = None) -> None:
@@ -622,4 +582,4 @@ def _plain_lines(events: Iterable[Mapping[str, Any]]) -> bytes:
 
 def _write_plain(path: Path, data: bytes) -> None:
     """The plain record, one JSON object per line: whole, or not there at all."""
-    _write_whole(path, data)
+    write_whole(path, data)

@@ -13,6 +13,7 @@ rules and folds the verdict back with :func:`taken` or :func:`refused`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import replace
 
@@ -48,6 +49,20 @@ class Entry:
     def shown(self) -> str:
         """What the live line shows as typed: the entries so far and the one being typed."""
         return " ".join([*self.parts, self.typed]).strip()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One stretch of reading keys: until ``end`` (game time), shown as ``total``
+    seconds with ``label``; how it may end early and what an accepted answer does."""
+
+    end: float
+    total: float
+    label: str
+    stop_on_answer: bool = False
+    enter_ends: bool = False
+    warnings: tuple[tuple[float, str], ...] = ()  # (seconds left, key), in order
+    on_answer: Callable[[Answer], None] | None = None
 
 
 @dataclass(frozen=True)

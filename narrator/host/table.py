@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
-from dataclasses import dataclass
 from dataclasses import replace
 from typing import Literal
 
@@ -29,6 +27,7 @@ from narrator.host.dialogs import GameStopped
 from narrator.host.dialogs import Rewind
 from narrator.host.ending import end_screen
 from narrator.host.keypad import Entry
+from narrator.host.keypad import Reading
 from narrator.host.replaying import Replay
 from narrator.host.replaying import legal
 from narrator.host.window import WindowTimes
@@ -72,20 +71,6 @@ __all__ = ["GameStopped", "Rewind", "TableDriver"]  # the table loop, and how it
 
 CLAIM_S = 8.0  # a claim (a werewolf exploding) waits this long for its claimant's Enter
 ENDED = "ended"  # what a carried-out effect says when it ends what is open
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One stretch of reading keys: until ``end`` (game time), shown as ``total``
-    seconds with ``label``; how it may end early and what an accepted answer does."""
-
-    end: float
-    total: float
-    label: str
-    stop_on_answer: bool = False
-    enter_ends: bool = False
-    warnings: tuple[tuple[float, str], ...] = ()  # (seconds left, key), in order
-    on_answer: Callable[[Answer], None] | None = None
 
 
 class TableDriver(Driver):

@@ -7,7 +7,6 @@ table's model does not take is left out, as if it had not been saved.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ from pydantic import ValidationError
 from narrator.files import SETTINGS as SETTINGS_FILE
 from narrator.files import BadFile
 from narrator.files import load_json
+from narrator.files import write_whole
 from narrator.rules.registry import get_variant
 from narrator.settings import SHOWN
 from narrator.settings import SettingError
@@ -128,14 +128,10 @@ def checked_options(game: str, options: Mapping[str, Any], problems: list[str]) 
 def save(path: Path, values: Mapping[str, object]) -> str | None:
     """Write settings, whole or not at all (a full disk keeps the ones saved before and
     leaves no empty file); the problem in one line, or None."""
-    part = path.with_name(f".{path.name}.part")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        part.write_text(json.dumps(values, ensure_ascii=False, indent=1), "utf-8")
-        os.replace(part, path)
+        write_whole(path, json.dumps(values, ensure_ascii=False, indent=1).encode("utf-8"))
     except OSError as error:
-        with contextlib.suppress(OSError):
-            part.unlink()
         return f"cannot save {path}: {error.strerror}"
     return None
 

@@ -249,14 +249,19 @@ def _open_regular(path: Path, kind: Kind) -> int:
 
 def write_whole(path: Path, data: bytes) -> None:
     """``data`` as the file ``path`` (mode 0600), whole or not at all: written beside it as
-    ``.<name>.part``, synced, moved into place, the folder synced.
+    ``.<name>.part``, synced, moved into place, the folder synced. The part is made new
+    (whatever lay at its name is removed first), so a link planted there by anyone at
+    the laptop never carries the write outside the folder.
 
     On a failure the part written is removed and the OSError raised: no empty or
     half-written file is left, and a file that was there before stays as it was.
     """
     part = path.with_name(f".{path.name}{PART}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with contextlib.suppress(FileNotFoundError):
+            part.unlink()  # a part left by a killed writer, or a link planted there
+        fd = os.open(part, flags, 0o600)  # a new file of our own: never written through
         try:
             view = memoryview(data)
             while view:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from narrator.files import MAX_DEPTH
+from narrator.files import PART
 from narrator.files import SETTINGS
 from narrator.files import BadFile
 from narrator.files import Kind
@@ -17,6 +18,7 @@ from narrator.files import load_json
 from narrator.files import load_toml
 from narrator.files import read_bytes
 from narrator.files import read_text
+from narrator.files import write_whole
 
 SMALL = Kind("test file", 100, max_items=10, max_text=8)
 
@@ -137,3 +139,24 @@ def test_a_model_folder_with_a_pipe_a_device_or_a_dangling_link_is_refused(
         conf.symlink_to("/dev/zero" if odd == "dev-zero" else tmp_path / "nothing")
     problem = model_problem(folder)
     assert problem is not None and "model.conf" in problem
+
+
+def test_a_whole_write_goes_through_no_link_planted_at_its_part(tmp_path: Path) -> None:
+    folder, outside = tmp_path / "in", tmp_path / "outside"
+    folder.mkdir()
+    outside.write_text("theirs")
+    (folder / f".a.json{PART}").symlink_to(outside)
+    write_whole(folder / "a.json", b"ours")
+    assert outside.read_text() == "theirs"  # untouched
+    assert not (folder / "a.json").is_symlink()
+    assert (folder / "a.json").read_bytes() == b"ours"
+    assert sorted(p.name for p in folder.iterdir()) == ["a.json"]  # no part left
+
+
+def test_a_whole_write_that_fails_leaves_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_bytes(b"old")
+    (tmp_path / f".a.json{PART}").mkdir()  # the part cannot be made
+    with pytest.raises(OSError):
+        write_whole(path, b"new")
+    assert path.read_bytes() == b"old"

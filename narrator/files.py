@@ -259,8 +259,7 @@ def write_whole(path: Path, data: bytes) -> None:
     part = path.with_name(f".{path.name}{PART}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        with contextlib.suppress(FileNotFoundError):
-            part.unlink()  # a part left by a killed writer, or a link planted there
+        clear_part(part)
         fd = os.open(part, flags, 0o600)  # a new file of our own: never written through
         try:
             view = memoryview(data)
@@ -275,6 +274,15 @@ def write_whole(path: Path, data: bytes) -> None:
             part.unlink()
         raise
     sync_folder(path.parent)
+
+
+def clear_part(part: Path) -> Path:
+    """``part``, with whatever lay at its name removed: a part left by a killed writer, or
+    a link planted there, so the write that follows makes a file of its own in the folder
+    instead of writing through the link. An OSError if it cannot be removed."""
+    with contextlib.suppress(FileNotFoundError):
+        part.unlink()
+    return part
 
 
 def sync_folder(folder: Path) -> None:

@@ -171,3 +171,18 @@ def test_the_story_is_the_game_played_again(tmp_path: Path) -> None:
     assert [(m.seat, m.cause) for m in story.left().values()] == left
     path, lang = draw(record, tmp_path / "again.svg", rules_rng)
     assert lang == "ru" and path.read_text("utf-8").startswith("<?xml")
+
+
+def test_a_link_planted_at_the_picture_s_part_is_not_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, _, _ = finished_game(tmp_path, "onenight", 5, "ru", seed=8)
+    picture = record.with_suffix(".svg")
+    picture.unlink()
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("theirs")
+    (record.parent / f".{picture.name}.part").symlink_to(outside)
+    assert cli.main(["show", str(record)]) == 0
+    assert outside.read_text() == "theirs"  # the write stayed in its folder
+    assert not picture.is_symlink() and texts(picture)
+    outside.unlink()

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from narrator.files import PART
+from narrator.files import clear_part
 from narrator.outputs import check_writable
 from narrator.picture.scene import Scene
 from narrator.picture.scene import paint
@@ -61,8 +63,9 @@ def read_finished(record: Path) -> list[dict[str, Any]]:
 def write(scene: Scene, path: Path) -> None:
     """The picture at ``path``, whole or not at all: drawn beside it, then moved there
     (a full disk leaves no half picture, and an older one stays as it was)."""
-    part = path.with_name(f".{path.name}.part")
+    part = path.with_name(f".{path.name}{PART}")
     try:
+        clear_part(part)
         if path.suffix.lower() == ".png":
             from narrator.picture.png import write_png
 

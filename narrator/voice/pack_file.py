@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from narrator import files
+from narrator.files import clear_part
 from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
@@ -135,6 +136,7 @@ def _encoded(path: Path, audio: str) -> bytes | None:
 def _write_zip(file: Path, manifest: PackManifest, entries: dict[str, bytes]) -> None:
     partial = file.with_name(f".{file.name}.partial")
     try:
+        clear_part(partial)
         with zipfile.ZipFile(partial, "w") as archive:
             archive.writestr(MANIFEST, manifest.to_toml(), compress_type=zipfile.ZIP_DEFLATED)
             for member, data in entries.items():  # already compressed audio: stored

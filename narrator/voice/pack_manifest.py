@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from pydantic import field_validator
 
 from narrator import files
+from narrator.files import clear_part
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice.audio_file import write_clip
@@ -193,6 +194,7 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write`` a file beside ``path``, then rename it into place; ConfigError if it fails."""
     partial = path.with_name(f".{path.name}.partial{path.suffix}")
     try:
+        clear_part(partial)
         write(partial)
         os.replace(partial, path)
     except OSError as error:

@@ -113,7 +113,8 @@ def resume_at_table(
         raise ConfigError(f"resume {choice}: there are {len(games)} unfinished games (see --list)")
     game = games[(choice or 1) - 1]
     prepared = prepare_resumed(game)
-    print(catalog.text("resume.going_on", {"game": describe_unfinished(game, prepared.catalog)}))
+    said = prepared.catalog  # the game's own language, not the command's
+    print(said.text("resume.going_on", {"game": describe_unfinished(game, said)}))
     resumed = settings.but(
         game=game.game,
         lang=game.lang,

@@ -427,8 +427,8 @@ def test_an_undo_asks_the_question_again_at_once_with_the_answers_that_count(
 ONENIGHT = ("onenight", 5, 7)  # game, players, seed
 
 
-def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
-    """A record folder holding one onenight game killed half way; its events."""
+def stopped_onenight(tmp_path: Path, lang: str = "ru") -> tuple[Path, GameRecord]:
+    """A record folder holding one onenight game in ``lang`` killed half way; its events."""
     from narrator.host.journal import Journal
     from narrator.host.journal import unfinished_records
 
@@ -437,7 +437,7 @@ def stopped_onenight(tmp_path: Path) -> tuple[Path, GameRecord]:
     cut, _ = play(game, players, seed, kill_at=reads // 2)
     records = tmp_path / "records"
     journal = Journal(records, game)
-    start = {**cut.events[0], "lang": "ru", "options": setup(game, players, seed)[1].model_dump()}
+    start = {**cut.events[0], "lang": lang, "options": setup(game, players, seed)[1].model_dump()}
     for event in [start, *cut.events[1:]]:
         journal.append(event)
     journal.close()
@@ -499,6 +499,27 @@ def test_narrator_resume_goes_on_at_once_on_the_full_screen(tmp_path: Path) -> N
     said_lines = [value for kind, value in app.events if kind == "said"]
     assert not any(line.startswith("Играем в «Хэллоуинскую") for line in said_lines)
     assert_dealt_only_unseen_cards(app, cut)
+
+
+def test_narrator_resume_says_going_on_in_the_game_s_own_language(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    """An English game resumed by a command in Russian (the default): the line before the
+    game is all English, as the game goes on in English."""
+    import re
+
+    from narrator import app as table
+
+    records, _ = stopped_onenight(tmp_path, lang="en")
+    played: list[Any] = []
+    monkeypatch.setattr(table, "play_at_table", lambda settings, prepared: played.append(settings))
+    from narrator.settings import TableSettings
+
+    settings = TableSettings(game="halloween", record_dir=records, lang="ru")
+    table.resume_at_table(settings, choice=None, listing=False)
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("Going on: ") and not re.search("[а-яА-Я]", line), line
+    assert [s.lang for s in played] == ["en"]
 
 
 def test_the_set_up_screen_offers_a_stopped_game_and_continues_it(tmp_path: Path) -> None:

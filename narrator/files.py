@@ -15,6 +15,7 @@ import json
 import os
 import stat
 import tomllib
+from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,32 +249,46 @@ def _open_regular(path: Path, kind: Kind) -> int:
 
 
 def write_whole(path: Path, data: bytes) -> None:
-    """``data`` as the file ``path`` (mode 0600), whole or not at all: written beside it as
-    ``.<name>.part``, synced, moved into place, the folder synced. The part is made new
-    (whatever lay at its name is removed first), so a link planted there by anyone at
-    the laptop never carries the write outside the folder.
+    """``data`` as the file ``path`` (mode 0600), whole or not at all (``write_beside``),
+    synced before it is moved into place and its folder synced after.
 
-    On a failure the part written is removed and the OSError raised: no empty or
-    half-written file is left, and a file that was there before stays as it was.
+    On a failure the OSError is raised: no empty or half-written file is left, and a
+    file that was there before stays as it was.
     """
-    part = path.with_name(f".{path.name}{PART}")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    write_beside(path, lambda part: _write_new(part, data))
+    sync_folder(path.parent)
+
+
+def write_beside(path: Path, write: Callable[[Path], object], part: Path | None = None) -> None:
+    """``write`` the file ``path`` whole or not at all: ``write`` makes it at ``part``
+    (``.<name>.part`` beside it unless named), which is then moved into place. The part
+    is cleared first (``clear_part``), so a link planted there by anyone at the laptop
+    never carries the write outside the folder. The one way every writer of the program
+    replaces a file.
+
+    On an OSError the part is removed and the error raised; ``path`` stays as it was.
+    """
+    part = path.with_name(f".{path.name}{PART}") if part is None else part
     try:
-        clear_part(part)
-        fd = os.open(part, flags, 0o600)  # a new file of our own: never written through
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        write(clear_part(part))
         os.replace(part, path)
     except OSError:
         with contextlib.suppress(OSError):
             part.unlink()
         raise
-    sync_folder(path.parent)
+
+
+def _write_new(part: Path, data: bytes) -> None:
+    """``data`` as a new file of our own (0600) at ``part``, synced: never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(part, flags, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def clear_part(part: Path) -> Path:

@@ -18,6 +18,7 @@ from narrator.files import load_json
 from narrator.files import load_toml
 from narrator.files import read_bytes
 from narrator.files import read_text
+from narrator.files import write_beside
 from narrator.files import write_whole
 
 SMALL = Kind("test file", 100, max_items=10, max_text=8)
@@ -160,3 +161,33 @@ def test_a_whole_write_that_fails_leaves_the_old_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_whole(path, b"new")
     assert path.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("named", [False, True])
+def test_a_write_beside_goes_through_no_link_planted_at_its_part(
+    tmp_path: Path, named: bool
+) -> None:
+    folder, outside = tmp_path / "in", tmp_path / "outside"
+    folder.mkdir()
+    outside.write_text("theirs")
+    part = folder / (".a.svg.mine" if named else f".a.svg{PART}")
+    part.symlink_to(outside)
+    # a writer that follows links, as a library's writer does
+    write_beside(folder / "a.svg", lambda at: at.write_text("ours"), part if named else None)
+    assert outside.read_text() == "theirs"
+    assert (folder / "a.svg").read_text() == "ours" and not (folder / "a.svg").is_symlink()
+    assert sorted(p.name for p in folder.iterdir()) == ["a.svg"]
+
+
+def test_a_write_beside_that_fails_halfway_leaves_the_old_file_and_no_part(tmp_path: Path) -> None:
+    path = tmp_path / "a.svg"
+    path.write_text("old")
+
+    def half(at: Path) -> None:
+        at.write_text("ne")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        write_beside(path, half)
+    assert path.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.svg"]

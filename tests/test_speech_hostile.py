@@ -214,3 +214,24 @@ def test_a_line_the_engine_crashes_or_hangs_on_is_said_by_the_fallback(
     left = subprocess.run(["pgrep", "-f", f"sleep {mark}"], capture_output=True, check=False)
     assert not left.stdout, "the hung engine's own child is left running"
     engine.close()
+
+
+def test_a_link_planted_at_the_speech_cache_s_part_carries_no_write_outside(
+    tmp_path: Path,
+) -> None:
+    import threading
+
+    from tests.support import espeak_cache
+
+    folder, outside = tmp_path / "speech", tmp_path / "outside.wav"
+    outside.write_bytes(b"theirs")
+    cache = espeak_cache("en", folder)
+    path = cache.path("Night falls.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(
+        f".{path.stem}.{os.getpid()}-{threading.get_ident()}.partial{path.suffix}"
+    )
+    part.symlink_to(outside)
+    assert cache.clip("Night falls.").samples.size > 0
+    assert outside.read_bytes() == b"theirs"
+    assert path.is_file() and not path.is_symlink() and not os.path.lexists(part)

@@ -8,9 +8,7 @@ sealed, and nothing of it may be written in the clear (RULES.md 0.5).
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import random
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -18,8 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from narrator.files import PART
-from narrator.files import clear_part
+from narrator import files
 from narrator.outputs import check_writable
 from narrator.picture.scene import Scene
 from narrator.picture.scene import paint
@@ -63,20 +60,19 @@ def read_finished(record: Path) -> list[dict[str, Any]]:
 def write(scene: Scene, path: Path) -> None:
     """The picture at ``path``, whole or not at all: drawn beside it, then moved there
     (a full disk leaves no half picture, and an older one stays as it was)."""
-    part = path.with_name(f".{path.name}{PART}")
     try:
-        clear_part(part)
-        if path.suffix.lower() == ".png":
-            from narrator.picture.png import write_png
-
-            write_png(scene, part)
-        else:
-            part.write_text(to_svg(scene), encoding="utf-8")
-        os.replace(part, path)
+        files.write_beside(path, lambda part: _draw(scene, path.suffix, part))
     except OSError as error:
-        with contextlib.suppress(OSError):
-            part.unlink()
         raise ConfigError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _draw(scene: Scene, suffix: str, part: Path) -> None:
+    if suffix.lower() == ".png":
+        from narrator.picture.png import write_png
+
+        write_png(scene, part)
+    else:
+        part.write_text(to_svg(scene), encoding="utf-8")
 
 
 def draw(

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from narrator import files
-from narrator.files import clear_part
 from narrator.outputs import check_writable
 from narrator.rules.errors import ConfigError
 from narrator.voice.install import require
@@ -37,6 +36,7 @@ from narrator.voice.pack_manifest import pack_folder
 from narrator.voice.pack_manifest import pack_name
 from narrator.voice.pack_manifest import parse_manifest
 from narrator.voice.pack_manifest import read_manifest
+from narrator.voice.pack_manifest import write_atomically
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -134,17 +134,13 @@ def _encoded(path: Path, audio: str) -> bytes | None:
 
 
 def _write_zip(file: Path, manifest: PackManifest, entries: dict[str, bytes]) -> None:
-    partial = file.with_name(f".{file.name}.partial")
-    try:
-        clear_part(partial)
-        with zipfile.ZipFile(partial, "w") as archive:
+    def write(part: Path) -> None:
+        with zipfile.ZipFile(part, "w") as archive:
             archive.writestr(MANIFEST, manifest.to_toml(), compress_type=zipfile.ZIP_DEFLATED)
             for member, data in entries.items():  # already compressed audio: stored
                 archive.writestr(member, data, compress_type=zipfile.ZIP_STORED)
-        os.replace(partial, file)
-    except OSError as error:
-        partial.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write {file} ({error.strerror or error})") from None
+
+    write_atomically(file, write)
 
 
 def import_pack(

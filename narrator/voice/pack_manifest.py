@@ -23,7 +23,6 @@ from pydantic import ValidationError
 from pydantic import field_validator
 
 from narrator import files
-from narrator.files import clear_part
 from narrator.rules.errors import ConfigError
 from narrator.sound.clip import Clip
 from narrator.voice.audio_file import write_clip
@@ -192,13 +191,9 @@ def parse_manifest(text: str, where: str) -> PackManifest:
 
 def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write`` a file beside ``path``, then rename it into place; ConfigError if it fails."""
-    partial = path.with_name(f".{path.name}.partial{path.suffix}")
     try:
-        clear_part(partial)
-        write(partial)
-        os.replace(partial, path)
+        files.write_beside(path, write, path.with_name(f".{path.name}.partial{path.suffix}"))
     except OSError as error:
-        partial.unlink(missing_ok=True)
         raise ConfigError(f"cannot write {path} ({error.strerror or error})") from None
 
 

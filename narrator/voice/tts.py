@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import logging
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from narrator import files
 from narrator.rules.errors import ConfigError
 from narrator.sound import loudness
 from narrator.sound.clip import Clip
@@ -381,8 +383,7 @@ class SpeechCache:
                     )
                 else:
                     audio = self.renderer.synthesize(said, self.voice, self.rate)
-                write_clip(partial, audio)
-                os.replace(partial, path)
+                files.write_beside(path, functools.partial(write_clip, clip=audio), partial)
             except OSError as error:
                 partial.unlink(missing_ok=True)
                 problem = _room_problem(self.folder) or _writable(self.folder)
@@ -399,8 +400,7 @@ class SpeechCache:
                 if isinstance(error, LineFailed):
                     fallback = self._said_by_fallback(words, reason)
                 if fallback is not None:  # that line costs the fallback voice, not the game
-                    write_clip(partial, fallback)
-                    os.replace(partial, path)
+                    files.write_beside(path, functools.partial(write_clip, clip=fallback), partial)
                     self.rendered += 1
                     self.order.append(words if context is None else "\x00".join(context))
                     return path

@@ -42,8 +42,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from narrator.listen import corpus
+from narrator.listen.endpoint import Stream
 from narrator.listen.engine import RATE
-from narrator.listen.engine import Endpointer
 from narrator.listen.engine import SpeechEngine
 from narrator.listen.engines import ENGINES
 from narrator.listen.engines import choices
@@ -69,9 +69,8 @@ def run_clip(engine: SpeechEngine, bank: corpus.Corpus, clip: corpus.Clip) -> di
     (the first utterance that means something counts, as at the table) and its latency."""
     lexicon = lexicon_for(clip.phrase.lang)
     phrases = engine.usable(corpus.listened(clip.phrase.prompt, lexicon), lexicon)
-    recogniser = engine.recogniser(phrases)
-    recogniser.reset()
-    endpointer = Endpointer()
+    stream = Stream(engine.recogniser(phrases))
+    stream.reset()
     pcm = bank.pcm(clip)
     texts: list[str] = []
     latency: float | None = None
@@ -79,12 +78,7 @@ def run_clip(engine: SpeechEngine, bank: corpus.Corpus, clip: corpus.Clip) -> di
     for start in range(0, len(pcm) + BLOCK, BLOCK):
         block = pcm[start : start + BLOCK]
         began, began_cpu = time.perf_counter(), time.process_time()
-        if block:
-            text = recogniser.feed(block)
-            if text is None and endpointer.push(block):
-                text = recogniser.finish()
-        else:
-            text = recogniser.finish()  # the end of the clip
+        text = stream.push(block) if block else stream.finish()  # the end of the clip
         spent, spent_cpu = time.perf_counter() - began, time.process_time() - began_cpu
         if text is None:
             continue

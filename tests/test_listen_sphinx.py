@@ -18,8 +18,8 @@ import pytest
 
 from narrator.cli import main
 from narrator.listen import corpus
+from narrator.listen.endpoint import Stream
 from narrator.listen.engine import RATE
-from narrator.listen.engine import Endpointer
 from narrator.listen.engine import UtteranceBuffer
 from narrator.listen.engines import choices
 from narrator.listen.engines import choose
@@ -143,26 +143,34 @@ def test_pure_digital_silence_is_no_utterance(sphinx: SphinxEngine) -> None:
     recogniser = sphinx.recogniser(
         sphinx.usable(grammar(count_prompt(Tag(day(1), "vote"), 9), lexicon), lexicon)
     )
+    stream = Stream(recogniser)
     for block in corpus.pcm_blocks(silence(2.0)):
-        assert recogniser.feed(block) is None
+        assert stream.push(block) is None
     assert not recogniser.has_audio
-    assert recogniser.finish() is None
+    assert stream.finish() is None
 
 
-def test_the_utterance_buffer_keeps_a_moment_before_the_speech() -> None:
-    buffer = UtteranceBuffer(pre_roll_s=0.3, longest_s=10.0)
-    for block in corpus.pcm_blocks(silence(5.0)):
-        buffer.feed(block)
-    assert not buffer.has_audio and buffer.take() is None
-    clip = corpus.clips(
-        "en", voices=("espeak:gmw/en-us",), speeds=(150,), conditions=[("clean", None)]
-    )[6]
+def test_the_stream_gives_the_engine_the_utterance_and_a_moment_before_it(
+    sphinx: SphinxEngine,
+) -> None:
+    lexicon = lexicon_for(sphinx.lang)
+    kept: list[bytes] = []
+
+    class Keeping(UtteranceBuffer):
+        def take(self) -> bytes | None:
+            pcm = super().take()
+            kept.append(pcm or b"")
+            return pcm
+
+    clip = corpus.clips(sphinx.lang, speeds=(150,), conditions=[("clean", None)])[6]
+    recogniser = sphinx.recogniser(sphinx.usable(corpus.listened("seat", lexicon), lexicon))
+    recogniser._buffer = Keeping()
+    stream = Stream(recogniser)
     pcm = BANK.pcm(clip)
-    for block in corpus.pcm_blocks(silence(3.0) + pcm):
-        buffer.feed(block)
-    kept = buffer.take()
-    assert kept is not None
-    assert len(pcm) - RATE * 2 * 0.2 < len(kept) < len(pcm) + RATE * 2 * 0.5
+    texts = [t for b in corpus.pcm_blocks(silence(3.0) + pcm) if (t := stream.push(b))]
+    assert texts and len(kept) == 1
+    speech = BANK.speech_end(clip) - corpus.LEAD_S
+    assert speech * RATE * 2 < len(kept[0]) < (speech + 1.0) * RATE * 2
 
 
 # --- accuracy on fixed clips (wide margins under the benchmark's figures) ------------------------
@@ -232,16 +240,10 @@ def spoken(lang: str, text: str, voice: str | None = None) -> bytes:
 def decoded(engine: SphinxEngine, pcm: bytes, prompt: Prompt) -> list[str]:
     """The text of each utterance in ``pcm``, streamed as the listener streams it."""
     lexicon = lexicon_for(engine.lang)
-    recogniser = engine.recogniser(engine.usable(grammar(prompt, lexicon), lexicon))
-    endpointer = Endpointer()
-    texts: list[str] = []
-    for block in corpus.pcm_blocks(pcm):
-        text = recogniser.feed(block)
-        if text is None and endpointer.push(block):
-            text = recogniser.finish()
-        if text is not None:
-            texts.append(text)
-    return texts
+    stream = Stream(engine.recogniser(engine.usable(grammar(prompt, lexicon), lexicon)))
+    texts = [text for block in corpus.pcm_blocks(pcm) if (text := stream.push(block))]
+    last = stream.finish()
+    return [*texts, last] if last else texts
 
 
 def test_a_spoken_count_reaches_the_table(sphinx: SphinxEngine) -> None:

@@ -146,19 +146,15 @@ def test_the_grammar_reaches_vosk_unescaped(korean: SpeechModel) -> None:
 
 
 def recognise(model: SpeechModel, pcm: bytes, phrases: tuple[str, ...]) -> str | None:
-    from narrator.listen.engine import Endpointer
+    from narrator.listen.endpoint import Stream
 
-    recogniser = model.recogniser(model.usable(phrases, KOREAN))
-    endpointer = Endpointer()
+    stream = Stream(model.recogniser(model.usable(phrases, KOREAN)))
     block = int(RATE * 0.05) * 2
     for start in range(0, len(pcm), block):
-        piece = pcm[start : start + block]
-        text = recogniser.feed(piece)
-        if text is None and endpointer.push(piece):
-            text = recogniser.finish()
+        text = stream.push(pcm[start : start + block])
         if text is not None:
             return text
-    return recogniser.finish()
+    return stream.finish()
 
 
 def test_korean_numbers_from_wav_files(korean: SpeechModel, tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from narrator.listen.endpoint import Stream
+from narrator.listen.endpoint import level_db
 from narrator.listen.engine import RATE
-from narrator.listen.engine import Endpointer
 from narrator.listen.engine import SpeechEngine
-from narrator.listen.engine import level_db
 from narrator.listen.engines import choices
 from narrator.listen.engines import choose
 from narrator.listen.engines import default_engine
@@ -216,24 +216,20 @@ def _numbers(
     out.write(f"say the numbers one to ten, with a short pause after each: {words}\n")
     out.flush()
     phrases = [p for p, n in lexicon.numbers.items()] + [UNKNOWN]
-    recogniser = model.recogniser(model.usable(phrases, lexicon))
-    endpointer = Endpointer()
+    stream = Stream(model.recogniser(model.usable(phrases, lexicon)))
     heard: list[int] = []
     elapsed = 0.0
     while elapsed < seconds and len(heard) < 10:
         block = source.read(READ_S)
         if block is None:  # nothing came: as much silence, which ends an utterance
             elapsed += READ_S
-            text = recogniser.finish()
-            endpointer.reset()
+            text = stream.cut()
             if source.problem() is not None:
                 break
         else:
             elapsed += _seconds(block)
             levels.append(level_db(block))
-            text = recogniser.feed(block)
-            if text is None and endpointer.push(block):
-                text = recogniser.finish()
+            text = stream.push(block)
         if text is None:
             continue
         answer = interpret(text, prompt, lexicon).answer

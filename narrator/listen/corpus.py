@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from narrator.listen.endpoint import Stream
 from narrator.listen.engine import RATE
-from narrator.listen.engine import Endpointer
 from narrator.listen.engine import SpeechEngine
 from narrator.listen.mic import resample
 from narrator.listen.mic import to_pcm
@@ -406,15 +406,8 @@ def hear(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[str]:
     the text of each utterance in it."""
     lexicon = lexicon_for(clip.phrase.lang)
     phrases = engine.usable(listened(clip.phrase.prompt, lexicon), lexicon)
-    recogniser = engine.recogniser(phrases)
-    recogniser.reset()
-    endpointer = Endpointer()
-    texts: list[str] = []
-    for block in pcm_blocks(bank.pcm(clip)):
-        text = recogniser.feed(block)
-        if text is None and endpointer.push(block):
-            text = recogniser.finish()
-        if text is not None:
-            texts.append(text)
-    last = recogniser.finish()
+    stream = Stream(engine.recogniser(phrases))
+    stream.reset()
+    texts = [text for block in pcm_blocks(bank.pcm(clip)) if (text := stream.push(block))]
+    last = stream.finish()
     return [*texts, last] if last is not None else texts

@@ -3,28 +3,23 @@
 An engine (Vosk, pocketsphinx, Whisper) is loaded once per game and makes one
 :class:`Recogniser` per prompt grammar: the phrases of ``words.grammar``, so
 every engine hears only the words valid at the open prompt. Audio is 16 kHz
-mono signed 16-bit PCM in blocks. The end of an utterance is found here, by
-:class:`Endpointer` (a short trailing silence), the same for every engine; an
-engine that decodes whole utterances (pocketsphinx, Whisper) does its work in
-``finish``.
+mono signed 16-bit PCM in blocks. Where an utterance begins and ends is found
+by ``endpoint.Endpointer`` (voice activity), the same for every engine, and
+``endpoint.Stream`` feeds a recogniser only the utterance; an engine that
+decodes whole utterances (pocketsphinx, Whisper) does its work in ``finish``.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from abc import ABC
 from abc import abstractmethod
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 from typing import Protocol
-
-import numpy as np
 
 from narrator.listen.words import UNKNOWN
 from narrator.listen.words import Lexicon
@@ -34,7 +29,6 @@ from narrator.rules.errors import NarratorError
 _LOGGER = logging.getLogger(__name__)
 
 RATE = 16000  # samples per second of every audio block given to a recogniser
-SILENT_DB = -100.0
 
 
 class Recogniser(Protocol):
@@ -118,125 +112,45 @@ class WordList(ABC):
         return tuple(kept)
 
 
-def level_db(pcm: bytes) -> float:
-    """The RMS level of an int16 block in dB below full scale."""
-    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
-    if not samples.size:
-        return SILENT_DB
-    rms = float(np.sqrt(np.mean(np.square(samples)))) / 32768.0
-    return max(SILENT_DB, 20 * math.log10(rms)) if rms > 0 else SILENT_DB
-
-
-@dataclass
-class Endpointer:
-    """Finds the end of an utterance: speech, then ``end_silence_s`` back at the noise level.
-
-    The noise floor is a low percentile of the levels of the last seconds, so
-    steady noise (a fan, a murmuring room) is not speech; a block is speech
-    when it is ``margin_db`` above the floor and above ``min_db``. An utterance
-    that never pauses is cut after ``longest_s``.
-    """
-
-    rate: int = RATE
-    end_silence_s: float = 0.2
-    min_speech_s: float = 0.1
-    margin_db: float = 9.0
-    min_db: float = -50.0
-    history_s: float = 2.0
-    longest_s: float = 6.0
-    speech_s: float = field(default=0.0, init=False)
-    silence_s: float = field(default=0.0, init=False)
-    _levels: deque[float] = field(default_factory=deque, init=False, repr=False)
-
-    @property
-    def floor_db(self) -> float:
-        if not self._levels:
-            return SILENT_DB
-        ordered = sorted(self._levels)
-        return ordered[len(ordered) // 5]
-
-    def push(self, pcm: bytes) -> bool:
-        """Take a block; True exactly at the block where an utterance has ended."""
-        seconds = len(pcm) / 2 / self.rate
-        level = level_db(pcm)
-        self._levels.append(level)
-        while len(self._levels) * seconds > self.history_s:
-            self._levels.popleft()
-        speech = level > max(self.floor_db + self.margin_db, self.min_db)
-        if speech:
-            self.speech_s += seconds
-            self.silence_s = 0.0
-            if self.speech_s >= self.longest_s:
-                self.reset()
-                return True
-            return False
-        if self.speech_s < self.min_speech_s:
-            self.speech_s = 0.0  # a click, not a word
-            return False
-        self.silence_s += seconds
-        if self.silence_s >= self.end_silence_s:
-            self.reset()
-            return True
-        return False
-
-    @property
-    def in_speech(self) -> bool:
-        return self.speech_s > 0
-
-    def reset(self) -> None:
-        self.speech_s = self.silence_s = 0.0
-
-
 class UtteranceBuffer:
     """The audio of one utterance, for engines that decode it whole when it ends.
 
-    It keeps ``pre_roll_s`` of audio from before the speech began (the first
-    consonant is quiet) and at most ``longest_s`` in all; speech is judged by
-    the listener's own rule (an :class:`Endpointer`).
+    The :class:`~narrator.listen.endpoint.Stream` feeds it only the utterance
+    (and a moment before it); it keeps at most ``longest_s``.
     """
 
-    def __init__(self, pre_roll_s: float = 0.3, longest_s: float = 10.0) -> None:
-        self.pre_roll_s = pre_roll_s
+    def __init__(self, longest_s: float = 10.0) -> None:
         self.longest_s = longest_s
         self._blocks: deque[bytes] = deque()
         self._seconds = 0.0
-        self._speech = Endpointer()
-        self._heard = False
 
     @property
     def has_audio(self) -> bool:
-        """Whether speech was heard since the last ``take``."""
-        return self._heard
+        return bool(self._blocks)
 
     def feed(self, pcm: bytes) -> None:
-        self._speech.push(pcm)
-        self._heard = self._heard or self._speech.in_speech
-        seconds = len(pcm) / 2 / RATE
         self._blocks.append(pcm)
-        self._seconds += seconds
-        keep = self.longest_s if self._heard else self.pre_roll_s + seconds
-        while self._blocks and self._seconds - len(self._blocks[0]) / 2 / RATE >= keep:
+        self._seconds += len(pcm) / 2 / RATE
+        while len(self._blocks) > 1 and self._seconds > self.longest_s:
             self._seconds -= len(self._blocks.popleft()) / 2 / RATE
 
     def take(self) -> bytes | None:
-        """The utterance (None: no speech in it), and an empty buffer for the next."""
-        pcm = b"".join(self._blocks) if self._heard else None
+        """The utterance (None: nothing was fed), and an empty buffer for the next."""
+        pcm = b"".join(self._blocks) if self._blocks else None
         self.reset()
         return pcm
 
     def reset(self) -> None:
         self._blocks.clear()
         self._seconds = 0.0
-        self._heard = False
-        self._speech.reset()
 
 
 class WholeUtterance:
     """A recogniser that keeps one utterance's audio and decodes it whole when it ends
     (pocketsphinx, Whisper): a subclass says how, in ``decode``."""
 
-    def __init__(self, pre_roll_s: float = 0.3, longest_s: float = 10.0) -> None:
-        self._buffer = UtteranceBuffer(pre_roll_s, longest_s)
+    def __init__(self, longest_s: float = 10.0) -> None:
+        self._buffer = UtteranceBuffer(longest_s)
 
     @property
     def has_audio(self) -> bool:

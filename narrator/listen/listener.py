@@ -21,12 +21,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from narrator.listen.engine import Endpointer
+from narrator.listen.endpoint import Endpointer
+from narrator.listen.endpoint import Stream
 from narrator.listen.engine import ModelLoader
 from narrator.listen.engine import Recogniser
 from narrator.listen.engine import SpeechEngine
 from narrator.listen.mic import AudioSource
-from narrator.listen.words import UNKNOWN
 from narrator.listen.words import Lexicon
 from narrator.rules.errors import NarratorError
 
@@ -112,7 +112,7 @@ class Listener:
     def _loop(self) -> None:
         model: SpeechEngine | None = None
         current: tuple[int, tuple[str, ...]] | None = None
-        recogniser: Recogniser | None = None
+        stream: Stream | None = None
         while not self._stop.is_set():
             block = self.source.read(READ_S)
             if block is None:
@@ -130,36 +130,22 @@ class Listener:
             with self._lock:
                 generation, phrases, since = self._wanted
             if phrases is None or recorded < since or not self.gate(recorded):
-                if recogniser is not None and recogniser.has_audio and current is not None:
-                    self._cut_short(current[0], recogniser.finish())
-                self.endpointer.reset()
+                if stream is not None and current is not None:
+                    # The gate closed on an utterance: what was said, if it was words at all.
+                    self._emit(current[0], stream.cut())
                 continue
-            if current != (generation, phrases):
-                if recogniser is not None:
-                    recogniser.reset()
-                recogniser = self._recogniser(model, phrases)
-                recogniser.reset()
-                self.endpointer.reset()
+            if stream is None or current != (generation, phrases):
+                if stream is not None:
+                    stream.reset()
+                stream = Stream(self._recogniser(model, phrases), self.endpointer)
+                stream.reset()
                 current = (generation, phrases)
-            assert recogniser is not None
-            text = recogniser.feed(block)
-            ended = self.endpointer.push(block)
-            if text is None and ended:
-                text = recogniser.finish()
-            elif text is not None:
-                self.endpointer.reset()
-            self._emit(generation, text)
+            self._emit(generation, stream.push(block))
 
     def _recogniser(self, model: SpeechEngine, phrases: tuple[str, ...]) -> Recogniser:
         if phrases not in self._recognisers:
             self._recognisers[phrases] = model.recogniser(model.usable(phrases, self.lexicon))
         return self._recognisers[phrases]
-
-    def _cut_short(self, generation: int, text: str | None) -> None:
-        """An utterance the gate closed on: what was said, if it was speech at all
-        (a click before the narrator's line is no "not understood")."""
-        if text != UNKNOWN or self.endpointer.speech_s >= self.endpointer.min_speech_s:
-            self._emit(generation, text)
 
     def _emit(self, generation: int, text: str | None) -> None:
         if text:

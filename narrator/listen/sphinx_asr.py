@@ -56,8 +56,7 @@ from narrator.voice.install import require
 PACKAGE = "pip install pocketsphinx==5.1.1"
 LANGS = ("en", "ru")
 EXPERIMENTAL = frozenset({"ru"})  # spelled in English phones
-PRE_ROLL_S = 0.3  # audio kept from before the speech began: the first consonant
-LONGEST_S = 10.0  # an utterance is never longer (the endpointer cuts at 6 s)
+LONGEST_S = 10.0  # audio kept of one utterance (the endpointer gives up at 4 s)
 GARBAGE = "unk_"  # the words that stand for speech outside the grammar
 GARBAGE_WEIGHT = 0.01  # their branch's weight against the answers' (1)
 GARBAGE_SHAPE = "({words})+"
@@ -283,7 +282,7 @@ class SphinxRecogniser(WholeUtterance):
     """Keeps one utterance's audio and decodes it whole when it ends."""
 
     def __init__(self, engine: SphinxEngine, search: str) -> None:
-        super().__init__(PRE_ROLL_S, LONGEST_S)
+        super().__init__(LONGEST_S)
         self.engine = engine
         self.search = search
 

@@ -30,6 +30,7 @@ English phones and so further from every phone loop, needs a looser one.
 
 from __future__ import annotations
 
+import math
 import tempfile
 import threading
 import time
@@ -247,17 +248,23 @@ class SphinxEngine(WordList):
 
     def decode(self, search: str, pcm: bytes) -> str | None:
         """The best phrase of ``search`` for a whole utterance (None: nothing)."""
+        return self.weigh(search, pcm)[0]
+
+    def weigh(self, search: str, pcm: bytes) -> tuple[str | None, float]:
+        """The best phrase of ``search`` and its score per frame over the free phone
+        loop's (how much more it sounds like itself than like any speech)."""
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
         noise = np.random.default_rng(len(samples)).normal(0.0, DITHER, len(samples))
         dithered = np.clip(samples + noise, -32768, 32767).astype(np.int16).tobytes()
         with self.lock:
             text, score, frames = self._pass(search, dithered)
             if not text or GARBAGE in text:
-                return UNKNOWN if text else None  # garbage: speech outside the grammar
+                return (UNKNOWN if text else None), -math.inf  # speech outside the grammar
             _, loop, _ = self._pass(PHONES, dithered)
-        if (score - loop) / max(frames, 1) < REJECT[self.lang]:
-            return UNKNOWN  # an answer only because the grammar had nothing closer
-        return text
+        margin = (score - loop) / max(frames, 1)
+        if margin < REJECT[self.lang]:
+            return UNKNOWN, margin  # an answer only because the grammar had nothing closer
+        return text, margin
 
     def _pass(self, search: str, pcm: bytes) -> tuple[str, int, int]:
         """One decoding of ``pcm`` by ``search``: its text, score (log units) and frames."""
@@ -285,6 +292,9 @@ class SphinxRecogniser(WholeUtterance):
         super().__init__(LONGEST_S)
         self.engine = engine
         self.search = search
+        self.evidence: dict[str, float] = {}  # how sure the last decode was (tuning)
 
     def decode(self, pcm: bytes) -> str | None:
-        return self.engine.decode(self.search, pcm)
+        text, margin = self.engine.weigh(self.search, pcm)
+        self.evidence = {"margin": margin}
+        return text

@@ -9,8 +9,14 @@ Cyrillic would be "missing in vocabulary" and silently dropped, which is also
 why every word is looked up in the model's vocabulary first.
 
 Audio is 16 kHz mono signed 16-bit PCM. The end of an utterance is found by
-the port's :class:`~narrator.listen.engine.Endpointer` (a short trailing
-silence) rather than by Vosk's own rule, which waits half a second.
+the port's :class:`~narrator.listen.endpoint.Endpointer` (voice activity)
+rather than by Vosk's own rule, which waits half a second.
+
+An answer with a word Vosk is unsure of (its confidence below ``CONFIDENCE``)
+is "not understood": a wrong seat is worse than none. Vosk's confidences are
+often 1.0 on wrong words too, so the ``[unk]`` word in each grammar (speech
+outside it) does most of the rejecting; the threshold could not be tuned here
+(no Russian or English model can be downloaded on the project's machines).
 """
 
 from __future__ import annotations
@@ -31,10 +37,13 @@ from typing import Any
 from narrator.listen.engine import RATE
 from narrator.listen.engine import ModelLoader
 from narrator.listen.engine import WordList
+from narrator.listen.words import UNKNOWN
 from narrator.listen.words import Lexicon
 from narrator.rules.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
+
+CONFIDENCE = 0.3  # the least confidence of each word of an answer (not tuned: see above)
 
 
 def require_vosk() -> ModuleType:
@@ -149,6 +158,7 @@ class VoskRecogniser:
         self.phrases = tuple(phrases)
         grammar = json.dumps(list(self.phrases), ensure_ascii=False)
         self._rec = vosk.KaldiRecognizer(model.handle, rate, grammar)
+        self._rec.SetWords(True)  # each word's confidence in the result
         self.has_audio = False
 
     def feed(self, pcm: bytes) -> str | None:
@@ -172,7 +182,12 @@ class VoskRecogniser:
 
 
 def _text(result: str) -> str | None:
-    text = str(json.loads(result).get("text", "")).strip()
+    """The utterance's text; ``[unk]`` when a word of it is below ``CONFIDENCE``."""
+    found = json.loads(result)
+    text = str(found.get("text", "")).strip()
+    words = found.get("result") or []
+    if text and any(float(word.get("conf", 1.0)) < CONFIDENCE for word in words):
+        return UNKNOWN
     return text or None
 
 

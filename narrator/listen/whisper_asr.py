@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import re
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -41,6 +43,12 @@ SHA256 = {
 }
 CLOSE = 0.75  # how alike (difflib ratio) a transcript must be to an allowed phrase
 BEAM = 5
+# An answer Whisper is unsure of is "not understood" (a wrong seat is worse than none): the
+# decoder's average log-probability per token must be at least LOGPROB and its probability
+# that the audio holds no speech at most NO_SPEECH. Tuned on the tuning half of the
+# corpus's voices (scripts/bench_asr.py --tune), reported on the other half.
+LOGPROB = -0.8
+NO_SPEECH = 0.5
 
 
 def _module(name: str) -> ModuleType:
@@ -130,10 +138,10 @@ class WhisperEngine:
     def recogniser(self, phrases: Sequence[str]) -> WhisperRecogniser:
         return WhisperRecogniser(self, tuple(phrases))
 
-    def transcribe(self, pcm: bytes, prompt: str) -> str:
+    def transcribe(self, pcm: bytes, prompt: str) -> Transcript:
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
         with self.lock:
-            segments, _ = self.model.transcribe(
+            found, _ = self.model.transcribe(
                 samples,
                 language="en",
                 beam_size=BEAM,
@@ -143,7 +151,28 @@ class WhisperEngine:
                 without_timestamps=True,
                 vad_filter=False,
             )
-            return " ".join(segment.text for segment in segments).strip()
+            segments = list(found)
+        if not segments:
+            return Transcript("", -math.inf, 1.0)
+        return Transcript(
+            " ".join(segment.text for segment in segments).strip(),
+            min(float(segment.avg_logprob) for segment in segments),
+            max(float(segment.no_speech_prob) for segment in segments),
+        )
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What Whisper wrote, and how sure it was: the lowest average log-probability of
+    a token of its segments and the highest probability that a segment was no speech."""
+
+    text: str
+    logprob: float
+    no_speech: float
+
+    @property
+    def sure(self) -> bool:
+        return self.logprob >= LOGPROB and self.no_speech <= NO_SPEECH
 
 
 class WhisperRecogniser(WholeUtterance):
@@ -160,7 +189,14 @@ class WhisperRecogniser(WholeUtterance):
         numbers = [p for p in self.answers if p in self.lexicon.numbers]
         self.candidates = [*self.answers, *(f"{a} {n}" for a in lead for n in numbers)]
         self.prompt = ", ".join(self.answers) + "."
+        self.evidence: dict[str, float] = {}  # how sure the last decode was (tuning)
 
     def decode(self, pcm: bytes) -> str | None:
-        text = words_of(self.engine.transcribe(pcm, self.prompt), self.lexicon)
-        return closest(text, self.candidates) if text else None
+        heard = self.engine.transcribe(pcm, self.prompt)
+        self.evidence = {"logprob": heard.logprob, "no_speech": heard.no_speech}
+        text = words_of(heard.text, self.lexicon)
+        if not text:
+            return None
+        if not heard.sure:
+            return UNKNOWN  # speech, but Whisper is unsure what: not understood
+        return closest(text, self.candidates)

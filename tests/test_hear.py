@@ -22,6 +22,7 @@ import soundfile
 
 from narrator.listen import corpus
 from narrator.listen.engine import RATE
+from narrator.listen.keys import ARMED_S
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
 
@@ -202,3 +203,23 @@ def test_thanks_ends_a_speech_as_the_keypad_s_empty_enter(tmp_path: Path) -> Non
         _cli(*map(str, paths), "--lang", "en", "--answer", "thanks", "--asr", "sphinx", "--json")
     )
     assert (row["heard"], row["answer"], row["understood"]) == ("thank you", "", True)
+
+
+def test_a_nomination_phrase_then_the_number_after_a_pause_counts_within_armed_s(
+    tmp_path: Path,
+) -> None:
+    """«i nominate player number», a pause, «seven»: two utterances, taken together as the
+    table takes them when the number comes within ``ARMED_S`` (of audio), not after."""
+    lead = BANK.audio(_clip("i nominate player number", "nominate"))
+    number = BANK.audio(_clip("seven", "nominate"))
+    paths = []
+    for name, pause_s in (("soon", 0.5), ("late", ARMED_S + 1.0)):
+        path = tmp_path / f"{name}.wav"
+        pause = np.zeros(int(pause_s * RATE), dtype=np.float32)
+        soundfile.write(str(path), np.concatenate([lead, pause, number]), RATE)
+        paths.append(str(path))
+    soon, late = _json_lines(
+        _cli(*paths, "--lang", "en", "--answer", "nominate", "--asr", "sphinx", "--json")
+    )
+    assert soon["heard"] == late["heard"] == "i nominate player number seven"
+    assert (soon["answer"], late["answer"]) == ("7", None)

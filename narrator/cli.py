@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from typing import NoReturn
 
+from narrator.listen.answer_kinds import ANSWERS
 from narrator.rules.errors import NarratorError
 from narrator.settings import DEMO
 from narrator.settings import FIELDS
@@ -317,11 +318,34 @@ def _listen_commands(commands: Any) -> None:
     _lang(mic)
     _setting_flags(mic, MIC_TEST)
     mic.add_argument("--seconds", type=_seconds, default=25.0, help="how long to listen for 1–10")
+    hear = commands.add_parser(
+        "hear", help="decode recordings as a game would: what was heard, the answer, the latency"
+    )
+    hear.add_argument("files", nargs="+", type=_path, metavar="FILE", help="WAV, FLAC or Ogg")
+    _lang(hear)
+    hear.add_argument(
+        "--answer",
+        required=True,
+        choices=list(ANSWERS),
+        help="the question the recordings answer (vote: a seat or abstain; thanks: a speech)",
+    )
+    hear.add_argument(
+        "--asr", type=_typed("asr"), default=None, metavar="ENGINE", help=FIELDS["asr"].description
+    )
+    hear.add_argument(
+        "--json", action="store_true", help="one JSON object per file: file, heard, answer, …"
+    )
 
 
 def _listen(args: argparse.Namespace) -> int:
     from narrator.listen import commands
 
+    if args.command == "hear":
+        from narrator.listen.hear import hear_command
+
+        return hear_command(
+            args.files, args.lang, args.answer, sys.stdout, asr=args.asr, as_json=args.json
+        )
     if args.command == "mic-test":
         return commands.mic_test(
             args.lang,
@@ -524,7 +548,7 @@ def _run(args: argparse.Namespace) -> int:
             return _voice(args)
         if args.command == "demo":
             return _demo(args)
-        if args.command in {"models", "mic-test"}:
+        if args.command in {"models", "mic-test", "hear"}:
             return _listen(args)
         if args.command == "resume":
             return _resume(args)

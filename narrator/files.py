@@ -55,6 +55,7 @@ RECORD = Kind("game record", 64 * MB)  # a frame per half second: 3 hours is 22 
 RECORD_KEY = Kind("record key", 4 * KB, max_items=16)
 CATALOG = Kind("line catalog", 1 * MB)  # the package's own files: bounded all the same
 MODEL_FILE = Kind("speech model file", 256 * KB)
+SOUND = Kind("sound file", 50 * MB)  # ``narrator hear``: minutes of speech, even as WAV
 
 
 def read_bytes(path: Path, kind: Kind) -> bytes:

@@ -24,7 +24,6 @@ import random
 import re
 import zlib
 from collections.abc import Iterable
-from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import asdict
 from dataclasses import dataclass
@@ -35,6 +34,8 @@ import numpy as np
 import numpy.typing as npt
 
 from narrator.listen.endpoint import Stream
+from narrator.listen.endpoint import decode
+from narrator.listen.endpoint import pcm_blocks as pcm_blocks
 from narrator.listen.engine import RATE
 from narrator.listen.engine import SpeechEngine
 from narrator.listen.mic import resample
@@ -393,21 +394,9 @@ def _babble(folder: Path, lang: str, seconds: float, talkers: int = 6, seed: int
     return (out / talkers).astype(np.float32)
 
 
-def pcm_blocks(pcm: bytes, block_s: float = 0.05) -> Iterator[bytes]:
-    """The clip in the listener's blocks (the last one padded with silence)."""
-    size = int(RATE * block_s) * 2
-    for start in range(0, len(pcm), size):
-        block = pcm[start : start + size]
-        yield block + bytes(size - len(block))
-
-
 def hear(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[str]:
     """What ``engine`` makes of ``clip``, streamed as the listener does (grammar, endpointer):
     the text of each utterance in it."""
     lexicon = lexicon_for(clip.phrase.lang)
     phrases = engine.usable(listened(clip.phrase.prompt, lexicon), lexicon)
-    stream = Stream(engine.recogniser(phrases))
-    stream.reset()
-    texts = [text for block in pcm_blocks(bank.pcm(clip)) if (text := stream.push(block))]
-    last = stream.finish()
-    return [*texts, last] if last is not None else texts
+    return [found.text for found in decode(Stream(engine.recogniser(phrases)), bank.pcm(clip))]

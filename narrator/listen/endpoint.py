@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import enum
 import math
+import time
 from collections import deque
+from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -105,6 +109,8 @@ class Endpointer:
     speech_s: float = field(default=0.0, init=False)
     silence_s: float = field(default=0.0, init=False)
     length_s: float = field(default=0.0, init=False)
+    audio_s: float = field(default=0.0, init=False)  # seconds of audio pushed in all
+    voiced_s: float = field(default=0.0, init=False)  # ``audio_s`` at the last speech block's end
     _levels: deque[float] = field(default_factory=deque, init=False, repr=False)
     _vad: VoiceActivity | None = field(default=None, init=False, repr=False)
 
@@ -137,6 +143,9 @@ class Endpointer:
         """Take a block: the event it makes, if any."""
         seconds = len(pcm) / 2 / self.rate
         speech = self.voiced(pcm)
+        self.audio_s += seconds
+        if speech:
+            self.voiced_s = self.audio_s
         started = not self.in_speech and speech
         if self.in_speech or speech:
             self.length_s += seconds
@@ -246,3 +255,53 @@ class Stream:
         self._close()
         self._before.clear()
         self.endpointer.reset()
+
+
+BLOCK_S = 0.05  # the listener's block: 50 ms
+
+
+def pcm_blocks(pcm: bytes, block_s: float = BLOCK_S) -> Iterator[bytes]:
+    """Audio in the listener's blocks (the last one padded with silence)."""
+    size = int(RATE * block_s) * 2
+    for start in range(0, len(pcm), size):
+        block = pcm[start : start + size]
+        yield block + bytes(size - len(block))
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One utterance of a recording: its text, when it was known (seconds of audio from the
+    start), when its last speech block ended, and the computing time of the step that gave it.
+
+    ``latency_s`` is what a player waits after their last word: the audio the endpointer
+    waited for plus that last step's computing time (as ``scripts/bench_asr.py`` counts it).
+    """
+
+    text: str
+    at_s: float
+    speech_end_s: float
+    compute_s: float
+
+    @property
+    def latency_s(self) -> float:
+        return max(0.0, self.at_s - self.speech_end_s) + self.compute_s
+
+
+def decode(stream: Stream, pcm: bytes) -> list[Decoded]:
+    """Every utterance of a whole recording, streamed as the listener does: 50 ms blocks
+    pushed one by one, ``finish`` at the end of the audio."""
+    stream.reset()
+    found: list[Decoded] = []
+
+    def step(push: Callable[[], str | None]) -> None:
+        began = time.perf_counter()
+        text = push()
+        spent = time.perf_counter() - began
+        if text is not None:
+            ends = stream.endpointer
+            found.append(Decoded(text, ends.audio_s, ends.voiced_s, spent))
+
+    for block in pcm_blocks(pcm):
+        step(partial(stream.push, block))
+    step(stream.finish)
+    return found

@@ -22,6 +22,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from narrator.files import SOUND
+from narrator.files import BadFile
+from narrator.files import open_regular
 from narrator.listen.engine import RATE
 from narrator.rules.errors import ConfigError
 from narrator.sound.output import quiet_native_stderr
@@ -72,10 +75,26 @@ def to_pcm(samples: npt.NDArray[np.float32]) -> bytes:
 
 
 def read_wav(path: Path) -> bytes:
-    """A sound file as 16 kHz mono int16 PCM."""
+    """A sound file (WAV, FLAC, Ogg: whatever libsndfile reads) as 16 kHz mono int16 PCM.
+
+    Read as every file of the program is (``narrator.files``): a regular file of at most
+    ``SOUND``'s cap, checked before a byte is read; anything else, or a file that is no
+    sound, is one BadFile line naming it."""
     soundfile: Any = importlib.import_module("soundfile")
-    data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
-    return to_pcm(resample(np.asarray(data.mean(axis=1), dtype=np.float32), int(rate)))
+    with open_regular(path, SOUND) as handle:
+        try:
+            with soundfile.SoundFile(handle) as sound:
+                rate, channels = int(sound.samplerate), int(sound.channels)
+                exact = rate == RATE and channels == 1  # fed to the decoder as it is
+                data = sound.read(dtype="int16" if exact else "float32", always_2d=True)
+        except (RuntimeError, TypeError, ValueError, OSError) as error:
+            reason = getattr(error, "error_string", None) or str(error) or type(error).__name__
+            raise BadFile(f"{path}: not a sound file (WAV, FLAC or Ogg): {reason}") from None
+    if not len(data):
+        raise BadFile(f"{path}: a sound file with no audio in it")
+    if exact:
+        return bytes(np.ascontiguousarray(data[:, 0]).tobytes())
+    return to_pcm(resample(np.asarray(data.mean(axis=1), dtype=np.float32), rate))
 
 
 def parse_device(text: str | None) -> str | int | None:

@@ -14,6 +14,7 @@ from narrator.listen.engine import SpeechEngine
 from narrator.listen.engines import choices
 from narrator.listen.engines import choose
 from narrator.listen.engines import default_engine
+from narrator.listen.engines import missing
 from narrator.listen.mic import AudioSource
 from narrator.listen.mic import Microphone
 from narrator.listen.mic import input_devices
@@ -91,6 +92,8 @@ def models_list(folder: Path | None, out: TextIO) -> int:
             extra = [x for x in ("experimental" if choice.experimental else "", choice.note) if x]
             detail = f" ({'; '.join(extra)})" if extra and choice.usable else ""
             out.write(f"  {lang} {mark} {choice.engine:8} {choice.source}: {state}{detail}\n")
+        if used is None:
+            out.write(f"  {lang} ! {missing(lang)}\n")
     out.write(f"Vosk models in {folder}:\n")
     for lang, spec in KNOWN.items():
         here = folder / spec.name

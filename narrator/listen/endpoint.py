@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from functools import partial
@@ -281,6 +282,7 @@ class Decoded:
     at_s: float
     speech_end_s: float
     compute_s: float
+    evidence: Mapping[str, float] = field(default_factory=dict)  # how sure (tuning)
 
     @property
     def latency_s(self) -> float:
@@ -299,7 +301,8 @@ def decode(stream: Stream, pcm: bytes) -> list[Decoded]:
         spent = time.perf_counter() - began
         if text is not None:
             ends = stream.endpointer
-            found.append(Decoded(text, ends.audio_s, ends.voiced_s, spent))
+            evidence = dict(getattr(stream.recogniser, "evidence", {}))
+            found.append(Decoded(text, ends.audio_s, ends.voiced_s, spent, evidence))
 
     for block in pcm_blocks(pcm):
         step(partial(stream.push, block))

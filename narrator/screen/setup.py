@@ -31,6 +31,9 @@ from textual.widgets import Select
 from textual.widgets import Static
 from textual.widgets import Switch
 
+from narrator.listen.engines import choose
+from narrator.listen.engines import missing
+from narrator.rules.errors import ConfigError
 from narrator.rules.errors import NarratorError
 from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import get_variant
@@ -121,7 +124,7 @@ class SetupScreen(Screen[SetupChoice]):
     .row Select { width: 30; }
     .hint { color: #8a8aa0; padding: 0 0 1 2; }
     .heading { color: #f0e6c8; text-style: bold; padding: 1 0 0 0; }
-    #composition, #length { padding: 0 1; color: #e0d8b0; }
+    #composition, #length, #listening { padding: 0 1; color: #e0d8b0; }
     #problem { color: #ff8a80; padding: 0 2; height: auto; }
     #buttons { height: 3; dock: bottom; padding: 0 1; }
     #buttons Button { min-width: 10; width: auto; margin: 0 1 0 0; }
@@ -178,6 +181,8 @@ class SetupScreen(Screen[SetupChoice]):
                 if name == "players":
                     yield Static("", id="composition")
                     yield Static("", id="length")
+                if name == "input":
+                    yield Static("", id="listening")
             game_title = self._text(f"setup.game_title.{game}", game)
             yield Static(self.t("setup.rules", game=game_title), classes="heading")
             yield from self._switches()
@@ -367,6 +372,7 @@ class SetupScreen(Screen[SetupChoice]):
             length.update("")
             return
         values = choice.settings
+        self.query_one("#listening", Static).update(self._listening_text(values))
         variant = get_variant(values.game)
         count = values.players or default_players(variant)
         options = with_recommended(values.game, count, values.options)  # when none chosen
@@ -378,6 +384,19 @@ class SetupScreen(Screen[SetupChoice]):
         self.run_worker(
             lambda: self._show_length(values, count), thread=True, exclusive=True, group="length"
         )
+
+    def _listening_text(self, values: TableSettings) -> str:
+        """With voice input chosen: which engine will listen, or why none will and the
+        command that fixes it (Russian needs the Vosk model)."""
+        if values.input != "voice":
+            return ""
+        try:
+            choice = choose(values.lang, values.asr, values.asr_model)
+        except ConfigError as error:
+            if values.asr is None and values.asr_model is None:
+                return self.t("setup.listening_missing", reason=missing(values.lang))
+            return self.t("setup.listening_missing", reason=str(error))
+        return self.t("setup.listening", engine=choice.engine, source=choice.source)
 
     def _show_length(self, values: TableSettings, players: int) -> None:
         text = self._length(values, players)

@@ -72,8 +72,12 @@ def outcomes(engine: SphinxEngine, clips: list[corpus.Clip]) -> dict[str, int]:
 
 
 def test_with_no_model_downloaded_each_language_has_an_engine(tmp_path: Path) -> None:
-    english, russian = choose("en", folder=tmp_path), choose("ru", folder=tmp_path)
-    assert (english.engine, english.experimental) == ("sphinx", False)
+    english = choose("en", folder=tmp_path)
+    assert (english.engine, english.experimental) == ("whisper", False)
+    # Russian: pocketsphinx takes too many wrong seats to listen unasked (issue 30).
+    with pytest.raises(ConfigError, match=r"needs the Vosk model: narrator models download ru"):
+        choose("ru", folder=tmp_path)
+    russian = choose("ru", "sphinx", folder=tmp_path)
     assert (russian.engine, russian.experimental) == ("sphinx", True)
     states = {c.engine: c for c in choices("ru", None, tmp_path)}
     assert "narrator models download ru" in str(states["vosk"].problem)
@@ -96,13 +100,16 @@ def test_models_list_shows_every_engine_and_the_one_a_game_uses(
     assert main(["models", "list", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
+    used = [line for line in lines if line.startswith("  en * ")]
+    assert len(used) == 1 and "whisper" in used[0] and "ready" in used[0], out
+    assert not [line for line in lines if line.startswith("  ru * ")], out
+    assert any(line.startswith("  ru   whisper ") for line in lines), out
     for lang in ("ru", "en"):
-        used = [line for line in lines if line.startswith(f"  {lang} * ")]
-        assert len(used) == 1 and "sphinx" in used[0] and "ready" in used[0], out
         assert any(line.startswith(f"  {lang}   vosk ") for line in lines), out
-        assert any(line.startswith(f"  {lang}   whisper ") for line in lines), out
-    assert "experimental" in next(line for line in lines if line.startswith("  ru * "))
-    assert "narrator models download ru" in out
+        assert any(line.startswith(f"  {lang}   sphinx ") for line in lines), out
+    sphinx_ru = next(line for line in lines if line.startswith("  ru   sphinx "))
+    assert "experimental" in sphinx_ru and "only with --asr sphinx" in sphinx_ru, out
+    assert "  ru ! voice input in 'ru' needs the Vosk model: narrator models download ru" in out
 
 
 def test_an_unknown_engine_on_the_command_line_is_one_error(
@@ -283,7 +290,15 @@ def test_mic_test_from_a_file(lang: str, tmp_path: Path) -> None:
     source = FileSource(audio)
     assert (
         mic_test(
-            lang, None, None, out, source=source, level_s=0.5, listen_s=seconds, folder=tmp_path
+            lang,
+            None,
+            None,
+            out,
+            source=source,
+            level_s=0.5,
+            listen_s=seconds,
+            folder=tmp_path,
+            asr="sphinx",
         )
         == 0
     )

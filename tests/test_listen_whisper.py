@@ -50,10 +50,11 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> N
         check_files(tmp_path / "gone")
 
 
-def test_whisper_is_chosen_only_when_asked_for(tmp_path: Path) -> None:
+def test_english_listens_with_whisper_unless_told_otherwise(tmp_path: Path) -> None:
     from narrator.listen.engines import choose
 
-    assert choose("en", folder=tmp_path).engine == "sphinx"
+    assert choose("en", folder=tmp_path).engine == "whisper"
+    assert choose("en", "sphinx", folder=tmp_path).engine == "sphinx"
 
 
 def test_whisper_hears_clean_english_answers() -> None:

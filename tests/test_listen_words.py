@@ -154,9 +154,13 @@ def test_thanks_ends_a_speech_and_repeat_asks_again() -> None:
     assert interpret("thank you", None, ENGLISH).end
     assert interpret("повторите", None, RUSSIAN).repeat
     assert interpret("repeat", count_prompt(Tag(day(1), "vote", 1), 9), ENGLISH).repeat
+    # «Спасибо» ends a speech only as the whole utterance (issue 30): with a nomination
+    # or talk around it, the speech goes on.
     both = interpret("выставляю семь спасибо", nominate(), RUSSIAN)
-    assert both.answer == "7" and both.end
+    assert both.answer == "7" and not both.end
     assert not interpret("семь", None, RUSSIAN).end
+    assert not interpret(f"спасибо {UNKNOWN} {UNKNOWN}", None, RUSSIAN).end
+    assert not interpret("thank you seven", None, ENGLISH).end
 
 
 def test_unclear_speech_types_nothing() -> None:

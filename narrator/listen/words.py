@@ -289,7 +289,11 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
     tokens = _normalise(text)
     table = _phrase_table(lexicon, prompt is not None and AnswerKind.YES_NO in prompt.accepts)
     words = _words(tokens, table)
-    end = any(w == (Word.THANKS, 0) for w in words)
+    # «Спасибо» ends a speech only as the whole utterance (fillers aside): «спасибо, но
+    # седьмой врёт» is talk, and the speech goes on.
+    end = any(w == (Word.THANKS, 0) for w in words) and all(
+        isinstance(w, tuple) and w[0] in {Word.THANKS, Word.FILLER} for w in words
+    )
     repeat = any(w == (Word.REPEAT, 0) for w in words)
     if prompt is None or not words:
         return Heard(text, end=end, repeat=repeat)

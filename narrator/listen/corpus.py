@@ -123,6 +123,9 @@ NOISES = ("knock", "babble")
 SNRS = (20.0, 10.0, 5.0)
 RT60_S = 0.5  # the room's reverberation time
 LEAD_S, TAIL_S = 0.4, 0.8  # silence around each phrase
+# With a noise, the phrase comes after this much of it: as in a game, the listener has
+# heard the room for a while (the endpointer's floor is the last 2 s) when the answer comes.
+NOISE_LEAD_S = 2.0
 FLOOR = 10 ** (-70 / 20)  # a faint noise floor: no microphone gives digital silence
 SEATS = 12
 
@@ -368,6 +371,11 @@ class Clip:
         return f"{self.phrase.lang}-{self.phrase.group}-{words}-{voice}-{self.speed}-{noise}"
 
     @property
+    def lead_s(self) -> float:
+        """Seconds before the phrase starts (with a noise, the noise is heard first)."""
+        return LEAD_S if self.snr is None else NOISE_LEAD_S
+
+    @property
     def condition(self) -> str:
         return self.noise if self.snr is None else f"{self.noise} {self.snr:g} dB"
 
@@ -429,7 +437,7 @@ class Corpus:
     def audio(self, clip: Clip) -> Audio:
         """The clip as heard: silence, speech, silence, a noise floor and its noise."""
         speech = self.speech(clip.phrase.lang, clip.phrase.text, clip.voice, clip.speed)
-        lead = np.zeros(int(LEAD_S * RATE), np.float32)
+        lead = np.zeros(int(clip.lead_s * RATE), np.float32)
         signal = np.concatenate([lead, speech, np.zeros(int(TAIL_S * RATE), np.float32)])
         if clip.noise == "room":
             wet = convolve(signal, room_response())[: len(signal)]
@@ -456,7 +464,7 @@ class Corpus:
         """Seconds from the clip's start to the end of its speech (latency is measured from it)."""
         speech = self.speech(clip.phrase.lang, clip.phrase.text, clip.voice, clip.speed)
         voiced = np.flatnonzero(np.abs(speech) > 0.02)
-        return LEAD_S + (int(voiced[-1]) + 1 if voiced.size else len(speech)) / RATE
+        return clip.lead_s + (int(voiced[-1]) + 1 if voiced.size else len(speech)) / RATE
 
     def noise(self, lang: str, kind: str) -> Audio:
         if kind == "knock":

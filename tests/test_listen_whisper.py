@@ -74,7 +74,7 @@ def test_whisper_hears_clean_english_answers() -> None:
     for clip in clips:
         result = corpus.outcome(clip.phrase, corpus.hear(engine, bank, clip))
         if clip.phrase.group == "chatter":
-            chatter += result == "wrong"
+            chatter += result == "accepted"
         else:
             counted[result] += 1
     assert counted["right"] >= 9, counted  # of 13 (measured: 13)

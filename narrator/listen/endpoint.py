@@ -92,10 +92,13 @@ class Event(enum.Enum):
 class Endpointer:
     """Finds an utterance: voice activity above the noise floor, then ``end_silence_s`` without.
 
-    The noise floor is a low percentile of the levels of the last seconds; a
+    The room's level is the median of the levels of its last seconds outside any
+    utterance (frozen while one runs, so a long answer does not raise it); a
     block is speech when the detector's probability is at least ``onset``
     (``offset`` once an utterance runs: a hysteresis) and the block is
-    ``margin_db`` above the floor and above ``min_db``.
+    ``margin_db`` above the room and above ``min_db``. A murmuring room is voice
+    too: the player answering is the one above it, and when they stop, the
+    room's own voices fall back under the margin and the utterance ends.
     """
 
     rate: int = RATE
@@ -120,25 +123,26 @@ class Endpointer:
         if not self._levels:
             return SILENT_DB
         ordered = sorted(self._levels)
-        return ordered[len(ordered) // 5]
+        return ordered[len(ordered) // 2]
 
     @property
     def in_speech(self) -> bool:
         return self.speech_s > 0
 
     def voiced(self, pcm: bytes) -> bool:
-        """Whether this block is speech (and remember its level for the floor)."""
+        """Whether this block is speech (the room's level learns from those that are not)."""
         seconds = len(pcm) / 2 / self.rate
         level = level_db(pcm)
-        floor = self.floor_db
-        self._levels.append(level)
-        while len(self._levels) * seconds > self.history_s:
-            self._levels.popleft()
         if self._vad is None:
             self._vad = VoiceActivity()
         probability = self._vad.push(pcm)
-        loud = level > max(floor + self.margin_db, self.min_db)
-        return loud and probability >= (self.offset if self.in_speech else self.onset)
+        loud = level > max(self.floor_db + self.margin_db, self.min_db)
+        speech = loud and probability >= (self.offset if self.in_speech else self.onset)
+        if not speech and not self.in_speech:
+            self._levels.append(level)
+            while len(self._levels) * seconds > self.history_s:
+                self._levels.popleft()
+        return speech
 
     def push(self, pcm: bytes) -> Event | None:
         """Take a block: the event it makes, if any."""

@@ -304,7 +304,7 @@ def test_mic_test_from_a_file(lang: str, tmp_path: Path) -> None:
     )
     text = out.getvalue()
     assert "loading sphinx" in text and "with sphinx" in text
-    assert (lexicon.message("experimental", engine="sphinx") in text) == (lang == "ru")
+    assert lexicon.message("experimental", engine="sphinx") in text  # both languages
     right = int(text.split("accuracy: ")[1].split(" of 10")[0])
     assert right >= (6 if lang == "en" else 4), text  # measured: 9 and 7
     # The level check read only silence: the voice is judged by the counting too.

@@ -4,11 +4,11 @@ A language's engines in its order of preference (``AUTOMATIC``): only engines
 whose wrong seats and accepted chatter were measured under the goals (2 % and
 3 % in every condition, ``scripts/bench_asr.py`` on voices their thresholds were
 not tuned on) are chosen without ``--asr``. English: Whisper tiny.en (in a
-wheel), then Vosk (when its model was downloaded), then pocketsphinx (in its
-wheel). Russian: Vosk only: pocketsphinx spells Russian in English phones and
-takes too many wrong seats, so it is used only when asked for with ``--asr
-sphinx`` (experimental), and voice input in Russian otherwise needs the Vosk
-model (``narrator models download ru``).
+wheel), then Vosk (when its model was downloaded). Russian: Vosk only, so voice
+input in Russian needs the Vosk model (``narrator models download ru``).
+pocketsphinx (in its wheel; Russian spelled in English phones) takes chatter
+for answers at every threshold and too many wrong seats in a room: it listens
+only when asked for with ``--asr sphinx``, and says it is experimental.
 Nothing here downloads anything or imports an engine: presence is looked up,
 loading happens later (``Choice.load``) in the listener's loader thread.
 """
@@ -27,7 +27,7 @@ from narrator.rules.errors import ConfigError
 ENGINES = ("vosk", "sphinx", "whisper")
 KNOWN_HINT = "narrator models download {lang}"
 # The engines a game takes without --asr, best first (see above).
-AUTOMATIC: dict[str, tuple[str, ...]] = {"en": ("whisper", "vosk", "sphinx"), "ru": ("vosk",)}
+AUTOMATIC: dict[str, tuple[str, ...]] = {"en": ("whisper", "vosk"), "ru": ("vosk",)}
 
 
 @dataclass(frozen=True)
@@ -165,13 +165,14 @@ def missing(lang: str, every: dict[str, Choice] | None = None) -> str:
     """Why no engine hears ``lang`` without --asr, and what would help (one line)."""
     every = every or {c.engine: c for c in choices(lang)}
     automatic = AUTOMATIC.get(lang, ())
+    others = [c.engine for c in every.values() if c.usable and c.engine not in automatic]
+    extra = f"; experimental: --asr {others[0]}" if others else ""
     if automatic == ("vosk",):
         hint = KNOWN_HINT.format(lang=lang)
-        others = [c.engine for c in every.values() if c.usable and c.engine not in automatic]
-        extra = f"; experimental: --asr {others[0]}" if others else ""
         return f"voice input in {lang!r} needs the Vosk model: {hint}{extra}"
-    reasons = "; ".join(f"{c.engine}: {c.problem}" for c in every.values() if c.problem)
-    return f"no speech engine for {lang!r} ({reasons}); play with --input keypad"
+    named = [every[name] for name in automatic] or list(every.values())
+    reasons = "; ".join(f"{c.engine}: {c.problem}" for c in named if c.problem)
+    return f"no speech engine for {lang!r} ({reasons}){extra}; play with --input keypad"
 
 
 def default_engine(lang: str, folder: Path | None = None) -> str | None:

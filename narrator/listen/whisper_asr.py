@@ -188,7 +188,10 @@ class WhisperRecogniser(WholeUtterance):
         lead = [p for p in phrases if p in self.lexicon.nominate_phrases]
         numbers = [p for p in self.answers if p in self.lexicon.numbers]
         self.candidates = [*self.answers, *(f"{a} {n}" for a in lead for n in numbers)]
-        self.prompt = ", ".join(self.answers) + "."
+        # The carrier words a seat is said with («player four», "number seven") go in
+        # the prompt too: told them, Whisper writes "player", not "play a".
+        carriers = [w for w in ("player", "number") if w in fillers]
+        self.prompt = ", ".join([*self.answers, *carriers]) + "."
         self.evidence: dict[str, float] = {}  # how sure the last decode was (tuning)
 
     def decode(self, pcm: bytes) -> str | None:

@@ -184,11 +184,12 @@ def test_the_stream_gives_the_engine_the_utterance_and_a_moment_before_it(
 
 
 # Least share right of the clean answers, most share of chatter taken for an answer, least
-# nominations right (of 9). Measured (one speed, three voices): en 85 %, 33 %, 7;
-# ru 75 %, 17 %, 3. Russian is spelled in English phones: experimental.
+# nominations right (of 9). With the thresholds tuned for few wrong seats (issue 30),
+# measured (one speed, three voices): ru 44 % right, 0 nominations (every one
+# "not understood", none wrong). Russian is spelled in English phones: experimental.
 MARGINS = {
     "en": (0.70, 0.30, 5),
-    "ru": (0.45, 0.30, 1),
+    "ru": (0.35, 0.30, 0),
 }
 
 
@@ -233,6 +234,7 @@ def test_a_nomination_in_a_speech(sphinx: SphinxEngine) -> None:
     )
     counted = outcomes(sphinx, clips)
     assert counted["right"] >= MARGINS[sphinx.lang][2], counted
+    assert counted["wrong"] <= 1, counted  # a nomination of the wrong player is the harm
 
 
 # --- through the listener into VoiceKeys, and mic-test, from files -------------------------------

@@ -47,8 +47,8 @@ BEAM = 5
 # decoder's average log-probability per token must be at least LOGPROB and its probability
 # that the audio holds no speech at most NO_SPEECH. Tuned on the tuning half of the
 # corpus's voices (scripts/bench_asr.py --tune), reported on the other half.
-LOGPROB = -0.8
-NO_SPEECH = 0.5
+LOGPROB = -0.5
+NO_SPEECH = 0.4
 
 
 def _module(name: str) -> ModuleType:

@@ -20,6 +20,7 @@ from narrator.listen import corpus
 from narrator.listen.engine import RATE
 from narrator.listen.engine import ModelLoader
 from narrator.listen.keys import VoiceKeys
+from narrator.listen.keys import shown
 from narrator.listen.listener import Listener
 from narrator.listen.mic import FileSource
 from narrator.listen.sphinx_asr import SphinxEngine
@@ -142,7 +143,7 @@ def test_an_answer_not_understood_is_said_to_be(lang: str, word: str, voice: str
     assert heard and all(h.answer is None for _, h in heard), heard  # this clip: not placed
     lexicon = lexicon_for(lang)
     for text, _ in heard:
-        assert lexicon.message("unclear", text=text) in screen.lines, screen.lines
+        assert lexicon.message("unclear", text=shown(text)) in screen.lines, screen.lines
     assert lexicon.message("say_unclear") in voice_said.said, voice_said.said
     assert got == [], got
 
@@ -248,8 +249,9 @@ def test_every_utterance_at_a_vote_gets_a_reaction_through_the_microphone(
     assert refusal in screen.lines, (screen.lines, heard)
     assert lexicon.message("heard", text=self_word, answer="4") in screen.lines, screen.lines
     for text, h in heard:  # every utterance at a vote: the answer, or «не расслышал»
-        shown = lexicon.message("heard", text=text, answer=h.answer) if h.answer else None
-        assert shown in screen.lines or lexicon.message("unclear", text=text) in screen.lines
+        said = shown(text)
+        taken = lexicon.message("heard", text=said, answer=h.answer) if h.answer else None
+        assert taken in screen.lines or lexicon.message("unclear", text=said) in screen.lines
     assert not any(lexicon.number_word(3) in line for line in screen.lines), screen.lines
     # «два» through the microphone: taken, or (the recogniser is not that good) unclear.
     assert answers[1] in (SeatAnswer(2), five.default), (answers, heard)

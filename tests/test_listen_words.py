@@ -241,3 +241,12 @@ def test_every_lexicon_is_complete() -> None:
         assert "sphinx" in lexicon.message("experimental", engine="sphinx")
     with pytest.raises(ConfigError, match="languages: ru, en, ko"):
         lexicon_for("de")
+
+
+def test_a_word_outside_the_grammar_is_shown_as_an_ellipsis() -> None:
+    """«[unk]» on the screen would be read as markup and vanish: «не расслышал («»)»."""
+    from narrator.listen.keys import shown
+
+    assert shown(UNKNOWN) == "…"
+    assert shown(f"я выставляю игрока {UNKNOWN}") == "я выставляю игрока …"
+    assert shown("два") == "два"

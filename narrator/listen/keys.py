@@ -34,6 +34,7 @@ from pathlib import Path
 from narrator.listen.listener import Listener
 from narrator.listen.listener import Notice
 from narrator.listen.listener import Utterance
+from narrator.listen.words import UNKNOWN
 from narrator.listen.words import Heard
 from narrator.listen.words import Lexicon
 from narrator.listen.words import grammar
@@ -227,7 +228,7 @@ class VoiceKeys:
             self._armed_until = self.clock() + ARMED_S
         if heard.answer is not None:
             self._armed_until = 0.0
-            self._show(self.lexicon.message("heard", text=heard.text, answer=heard.answer))
+            self._show(self.lexicon.message("heard", text=shown(heard.text), answer=heard.answer))
             if self._refused(heard.answer):
                 # Heard, but the rules refuse it (one's own seat): no read-back, the table
                 # shows their reason at once, as for the same keys on the keypad.
@@ -238,7 +239,7 @@ class VoiceKeys:
             else:
                 self._pending.append(Attempt(self._prompt_key(), heard.answer))
         elif heard.unclear:
-            self._show(self.lexicon.message("unclear", text=heard.text))
+            self._show(self.lexicon.message("unclear", text=shown(heard.text)))
             self._say(self.lexicon.message("say_unclear"))
         if heard.end:
             self._pending.append(Attempt(self._prompt_key(), "", ends=True))  # «Спасибо»
@@ -371,6 +372,12 @@ def open_voice_keys(
     listener = Listener(microphone, choice.loader(lexicon), lexicon)
     notes = (lexicon.message("experimental", engine=choice.engine),) if choice.experimental else ()
     return VoiceKeys(keypad, listener, lexicon, screen, push_to_talk=push_to_talk, notes=notes)
+
+
+def shown(text: str) -> str:
+    """What was heard, for the screen: a word outside the grammar (``[unk]``) is «…» (the
+    screen would read the brackets as markup and show nothing)."""
+    return " ".join("…" if word == UNKNOWN else word for word in text.split())
 
 
 def keypad_only(lang: str, reason: str, screen: Lines | None, voice: Voice) -> None:

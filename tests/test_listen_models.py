@@ -334,3 +334,31 @@ def test_a_folder_name_too_long_is_a_problem_not_a_traceback(
     assert main(["models", "list", "--dir", str(long)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all("File name too long" in line for line in err)
+
+
+def test_russian_voice_input_without_the_vosk_model_says_so_in_russian(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pocketsphinx does not listen to Russian unasked (issue 30): with no Vosk model the
+    table says, in the game's language, which model is needed and the command that gets it."""
+    from narrator.listen import models
+    from narrator.listen.engines import needs_vosk
+    from narrator.listen.keys import voice_keys_or_keypad
+    from narrator.listen.words import lexicon_for
+
+    monkeypatch.setattr(models, "default_models_dir", lambda: tmp_path)
+    assert needs_vosk("ru") and not needs_vosk("en")
+
+    class Lines:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def line(self, text: str) -> None:
+            self.lines.append(text)
+
+    screen, voice = Lines(), FakeVoice()
+    assert voice_keys_or_keypad(FakeKeypad(), "ru", None, None, screen, voice) is None
+    russian = lexicon_for("ru")
+    reason = russian.message("needs_vosk", command="narrator models download ru")
+    assert screen.lines == [russian.message("off", reason=reason)], screen.lines
+    assert voice.said == [russian.message("say_off")]

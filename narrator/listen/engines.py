@@ -161,6 +161,11 @@ def choose(
     raise ConfigError(missing(lang, every))
 
 
+def needs_vosk(lang: str, folder: Path | None = None) -> bool:
+    """Whether only a Vosk model, not yet downloaded, would let a game of ``lang`` listen."""
+    return AUTOMATIC.get(lang) == ("vosk",) and default_engine(lang, folder) is None
+
+
 def missing(lang: str, every: dict[str, Choice] | None = None) -> str:
     """Why no engine hears ``lang`` without --asr, and what would help (one line)."""
     every = every or {c.engine: c for c in choices(lang)}

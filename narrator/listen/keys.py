@@ -31,6 +31,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from narrator.listen.engines import KNOWN_HINT
+from narrator.listen.engines import needs_vosk
 from narrator.listen.listener import Listener
 from narrator.listen.listener import Notice
 from narrator.listen.listener import Utterance
@@ -407,5 +409,8 @@ def voice_keys_or_keypad(
             keypad, lang, model, device, screen, push_to_talk=push_to_talk, asr=asr
         )
     except ConfigError as error:
-        keypad_only(lang, str(error), screen, voice)
+        reason = str(error)
+        if asr is None and model is None and needs_vosk(lang):
+            reason = lexicon_for(lang).message("needs_vosk", command=KNOWN_HINT.format(lang=lang))
+        keypad_only(lang, reason, screen, voice)
         return None

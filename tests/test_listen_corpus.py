@@ -15,6 +15,7 @@ import pytest
 
 from narrator.listen import corpus
 from narrator.listen.engine import RATE
+from narrator.listen.words import lexicon_for
 
 BANK = corpus.Corpus()
 
@@ -97,15 +98,15 @@ def test_room_and_babble_change_the_audio() -> None:
         assert np.sqrt(np.mean(lead**2)) > 10 * corpus.FLOOR
     quiet = BANK.audio(dataclasses.replace(one_clip(), noise="babble", snr=20.0))
     loud = BANK.audio(dataclasses.replace(one_clip(), noise="babble", snr=10.0))
-    lead = slice(0, int(corpus.NOISE_LEAD_S * RATE))
-    assert np.sqrt(np.mean(loud[lead] ** 2)) > 2 * np.sqrt(np.mean(quiet[lead] ** 2))
+    before = slice(0, int(corpus.NOISE_LEAD_S * RATE))
+    assert np.sqrt(np.mean(loud[before] ** 2)) > 2 * np.sqrt(np.mean(quiet[before] ** 2))
 
 
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_chatter_with_numbers_is_in_the_corpus_and_taking_it_is_an_accept(lang: str) -> None:
     found = [p for p in corpus.phrases(lang) if p.group == "number chatter"]
     assert len(found) >= 4 and all(p.chatter and p.prompt == "seat" for p in found)
-    lexicon = corpus.lexicon_for(lang)
+    lexicon = lexicon_for(lang)
     numbers = set(lexicon.numbers)
     assert sum(bool(numbers & set(p.text.split())) for p in found) >= 3
     chatter = found[0]
@@ -125,7 +126,7 @@ def test_a_seat_with_its_carrier_words_is_that_seat(lang: str) -> None:
     for phrase in found:
         assert corpus.outcome(phrase, phrase.text) == "right", phrase.text
     seven = found[0]
-    assert corpus.outcome(seven, corpus.lexicon_for(lang).number_word(8)) == "wrong"
+    assert corpus.outcome(seven, lexicon_for(lang).number_word(8)) == "wrong"
     assert corpus.outcome(seven, "[unk]") == "none"
 
 

@@ -54,6 +54,24 @@ def run_python(code: str, *args: str, timeout: float) -> subprocess.CompletedPro
     )
 
 
+def run_cli(
+    *args: str, timeout: float, stdin: int | None = subprocess.DEVNULL
+) -> subprocess.CompletedProcess[str]:
+    """``python -m narrator.cli ARGS`` from the checkout (this tree's package first), as the
+    console command runs it; what it printed, as UTF-8 text."""
+    return subprocess.run(
+        [sys.executable, "-m", "narrator.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        check=False,
+        stdin=stdin,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
 ESPEAK = {"en": "espeak:gmw/en-us", "ru": "espeak:zle/ru"}  # the quickest voice of each
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import run_cli
+
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 30
 
@@ -34,16 +36,7 @@ def _deal(seats: dict[str, str], center: str = CENTER) -> str:
 
 
 def _cli(*args: str, stdin: int | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "narrator.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=TIMEOUT_S,
-        check=False,
-        stdin=stdin,
-    )
+    return run_cli(*args, timeout=TIMEOUT_S, stdin=stdin)
 
 
 def _scenario(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:

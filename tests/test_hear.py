@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from narrator.listen.engine import RATE
 from narrator.listen.keys import ARMED_S
 from narrator.listen.sphinx_asr import SphinxEngine
 from narrator.listen.words import lexicon_for
+from tests.support import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 60
@@ -35,18 +35,7 @@ KEYS = {"file", "heard", "answer", "understood", "latency_s"}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "narrator.cli", "hear", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=TIMEOUT_S,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
+    return run_cli("hear", *args, timeout=TIMEOUT_S)
 
 
 def _clip(text: str, prompt: str) -> corpus.Clip:

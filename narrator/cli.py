@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from typing import NoReturn
 
+from narrator import __version__
 from narrator.listen.answer_kinds import ANSWERS
 from narrator.rules.errors import NarratorError
 from narrator.settings import DEMO
@@ -151,6 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="narrator", description="Offline voice host for Mafia and Werewolf party games."
     )
+    parser.add_argument("--version", action="version", version=f"narrator {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="host a game at the table")

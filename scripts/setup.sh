@@ -91,7 +91,8 @@ EXTRAS="$(IFS=,; printf '%s' "$*")"
 SPEC="."
 [[ -z "$EXTRAS" ]] || SPEC=".[$EXTRAS]"
 
-HASH="$({ cat "$ROOT/pyproject.toml"; printf '\nextras=%s\n' "$EXTRAS"; } | sha256sum | cut -c1-16)"
+# The version lives in narrator/__init__.py (pyproject.toml reads it): a new one reinstalls.
+HASH="$({ cat "$ROOT/pyproject.toml" "$ROOT/narrator/__init__.py"; printf '\nextras=%s\n' "$EXTRAS"; } | sha256sum | cut -c1-16)"
 STAMP="$VENV/.installed-$HASH"
 
 if [[ -f "$STAMP" ]]; then

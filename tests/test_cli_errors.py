@@ -173,3 +173,14 @@ def test_window_and_discussion_name_the_lengths_a_game_has() -> None:
         lines = run.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"narrator: {flag}:"), lines
         assert "-o speech_s=S" in lines[0]
+
+
+def test_the_version_is_said_from_its_one_place() -> None:
+    """``narrator --version``: the package's version, which pyproject.toml reads too."""
+    import importlib.metadata
+
+    from narrator import __version__
+
+    done = _cli("--version")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"narrator {__version__}\n", "")
+    assert importlib.metadata.version("narrator") == __version__

@@ -155,12 +155,23 @@ def _text(tmp_path: Path) -> Path:
     return path
 
 
+def _hours_of_silence(tmp_path: Path) -> Path:
+    """An audio bomb: 11 minutes of stereo silence compress to about 120 KB of FLAC,
+    and would decode to 200 MB of samples."""
+    path = tmp_path / "long.flac"
+    with soundfile.SoundFile(str(path), "w", 48000, 2, format="FLAC") as sound:
+        for _ in range(11):
+            sound.write(np.zeros((48000 * 60, 2), dtype=np.int16))
+    return path
+
+
 BAD_FILES: dict[str, tuple[Callable[[Path], Path], tuple[str, ...]]] = {
     "missing": (lambda tmp: tmp / "nowhere.wav", ("nowhere.wav", "cannot read")),
     "folder": (lambda tmp: tmp, ("a folder",)),
     "fifo": (_fifo, ("pipe.wav", "named pipe")),
     "too large": (_big, ("big.wav", "50 MB")),
     "not audio": (_text, ("notes.wav", "not a sound file")),
+    "too long": (_hours_of_silence, ("long.flac", "longer than 10 minutes")),
 }
 
 

@@ -74,6 +74,11 @@ def to_pcm(samples: npt.NDArray[np.float32]) -> bytes:
     return bytes(clipped.astype(np.int16).tobytes())
 
 
+LONGEST_FILE_S = 600  # a recording to hear is at most ten minutes of audio
+MOST_CHANNELS = 8
+MOST_RATE = 384_000
+
+
 def read_wav(path: Path) -> bytes:
     """A sound file (WAV, FLAC, Ogg: whatever libsndfile reads) as 16 kHz mono int16 PCM.
 
@@ -85,8 +90,17 @@ def read_wav(path: Path) -> bytes:
         try:
             with soundfile.SoundFile(handle) as sound:
                 rate, channels = int(sound.samplerate), int(sound.channels)
+                most = rate * LONGEST_FILE_S
+                if not 0 < channels <= MOST_CHANNELS or not 0 < rate <= MOST_RATE:
+                    raise BadFile(f"{path}: {channels} channels at {rate} Hz: not a recording")
+                if not 0 <= sound.frames <= most:
+                    # A small compressed file can hold hours of silence: never decoded.
+                    raise BadFile(f"{path}: longer than {LONGEST_FILE_S // 60} minutes")
                 exact = rate == RATE and channels == 1  # fed to the decoder as it is
-                data = sound.read(dtype="int16" if exact else "float32", always_2d=True)
+                kind = "int16" if exact else "float32"
+                data = sound.read(frames=most, dtype=kind, always_2d=True)
+        except BadFile:
+            raise
         except (RuntimeError, TypeError, ValueError, OSError) as error:
             reason = getattr(error, "error_string", None) or str(error) or type(error).__name__
             raise BadFile(f"{path}: not a sound file (WAV, FLAC or Ogg): {reason}") from None

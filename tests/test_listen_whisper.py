@@ -79,3 +79,13 @@ def test_whisper_hears_clean_english_answers() -> None:
             counted[result] += 1
     assert counted["right"] >= 9, counted  # of 13 (measured: 13)
     assert chatter <= 3, chatter  # of 10 (measured: 0)
+
+
+def test_a_word_said_over_and_over_is_whisper_looping_not_an_answer() -> None:
+    """Measured on the tuning voices: "ha ha ha" came back as "five five five" and a name as
+    "zero zero zero …"; a word more than twice in a row is not understood."""
+    from narrator.listen.whisper_asr import looping
+
+    assert looping("five five five") and looping("zero zero zero zero zero")
+    assert not looping("five five") and not looping("i nominate player number five")
+    assert not looping("") and not looping("seven")

@@ -89,6 +89,18 @@ def words_of(text: str, lexicon: Lexicon) -> str:
     return " ".join(re.sub(r"[^\w' ]+", " ", spelled).split())
 
 
+def looping(text: str, most: int = 2) -> bool:
+    """Whether a word comes back more than ``most`` times in a row: Whisper's way of
+    filling laughter or a name it cannot place ("five five five", "zero zero zero …")."""
+    words = text.split()
+    run = 1
+    for before, word in zip(words, words[1:], strict=False):
+        run = run + 1 if word == before else 1
+        if run > most:
+            return True
+    return False
+
+
 def closest(text: str, phrases: Sequence[str]) -> str:
     """The allowed phrase ``text`` is closest to, or ``text`` itself when none is close."""
     best, score = text, 0.0
@@ -200,6 +212,6 @@ class WhisperRecogniser(WholeUtterance):
         text = words_of(heard.text, self.lexicon)
         if not text:
             return None
-        if not heard.sure:
-            return UNKNOWN  # speech, but Whisper is unsure what: not understood
+        if not heard.sure or looping(text):
+            return UNKNOWN  # speech, but Whisper is unsure what (or loops): not understood
         return closest(text, self.candidates)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import math
 import re
 import threading
@@ -94,7 +95,7 @@ def looping(text: str, most: int = 2) -> bool:
     filling laughter or a name it cannot place ("five five five", "zero zero zero …")."""
     words = text.split()
     run = 1
-    for before, word in zip(words, words[1:], strict=False):
+    for before, word in itertools.pairwise(words):
         run = run + 1 if word == before else 1
         if run > most:
             return True

@@ -7,21 +7,8 @@ the text host, the demo players and the voice input all go through it, so they
 cannot disagree. Spoken words live beside the line catalogs (``words.*``) and
 are read by :mod:`narrator.listen.words`.
 
-Keypad forms (canonical answer texts of SCENARIOS.md on the right):
-
-=================  =======================  ===================================
-keys               answer                   where
-=================  =======================  ===================================
-``7``              ``7``                    a seat, a number of hands
-``0``              ``none`` / ``abstain``   nobody, no shot, abstain, no badge
-``0``              ``0``                    no hands raised (a count)
-``1`` / ``0``      ``yes`` / ``no``         a yes/no question
-``2.5`` or ``2 5`` ``2 5``                  several seats (``.`` separates)
-``7.0.7``          ``7 none 7``             shots, one entry each
-``*13``, ``*1.3``  ``center 1 3``           centre cards
-``5+`` / ``5-``    ``5 +`` / ``5 -``        speaking order from next to seat 5
-``*8``             ``8 S``                  werewolf 8 explodes (S speaks now)
-=================  =======================  ===================================
+The keypad forms are ``KEYPAD`` below: the README's and docs/keypad.md's table
+is written from it by ``scripts/docs.py`` (checked in the test suite).
 """
 
 from __future__ import annotations
@@ -46,6 +33,36 @@ from narrator.rules.errors import BadAnswerText
 from narrator.rules.prompts import Prompt
 from narrator.rules.prompts import Seat
 
+# The keypad, one row a form: the keys, what they mean, where. The README's and
+# docs/keypad.md's table is written from it by scripts/docs.py (checked in the suite).
+KEYPAD: tuple[tuple[str, str, str], ...] = (
+    ("`7` Enter", "seat 7, or 7 raised hands", "any seat or count"),
+    (
+        "`0` Enter",
+        'nobody / no shot / abstain / no badge; 0 hands at a count; "no" at a yes/no',
+        "",
+    ),
+    ("`1` Enter", '"yes"', "a yes/no question (the witch's antidote)"),
+    (
+        "`2.5` Enter (or `2 5`)",
+        "seats 2 and 5",
+        "several seats: alliance candidates, withdrawals, cupid",
+    ),
+    ("`7` Enter `7` Enter `7` Enter", "one shot per black player", "sport mafia shooting"),
+    ("`*13` or `*1.3` Enter", "centre cards 1 and 3", "onenight high inquisitor"),
+    (
+        "`5+` / `5-` Enter",
+        "start next to seat 5, ascending / descending",
+        "alliance sheriff's speaking order",
+    ),
+    ("`*8` Enter", "werewolf 8 explodes", "during an alliance speech"),
+    (
+        "Enter with nothing typed",
+        "«Спасибо»: the speech is over",
+        "speeches, last words, discussions",
+    ),
+    ("Backspace", "correct before Enter", ""),
+)
 SEPARATORS = " ."  # between seats: the keypad's dot, or a space in the text host
 CENTER_MARK = "*"  # before centre-card numbers, and before an exploding werewolf
 

@@ -37,3 +37,18 @@ def test_a_changed_key_or_default_leaves_the_docs_stale(
     assert docs.main([]) == 0
     assert "| `9` Enter | a new key | nowhere |" in (tmp_path / "README.md").read_text("utf-8")
     assert docs.main(["--check"]) == 0
+
+
+def test_every_link_in_the_readme_and_the_docs_resolves() -> None:
+    """A link to a file of the repository names one that is there (web links aside)."""
+    import re
+
+    pages = [docs.ROOT / "README.md", *sorted((docs.ROOT / "docs").rglob("*.md"))]
+    missing = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text("utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                missing.append(f"{page.relative_to(docs.ROOT)}: {target}")
+    assert len(pages) > 3 and not missing, missing

@@ -234,6 +234,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--text", action="store_true", help="print a readable transcript instead")
 
     commands.add_parser("games", help="list the playable games")
+    commands.add_parser(
+        "doctor", help="what a game would speak and listen with here, and what is missing"
+    )
     _listen_commands(commands)
     _simulate_commands(commands)
     return parser
@@ -546,6 +549,10 @@ def _run(args: argparse.Namespace) -> int:
             return _scenario(args)
         if args.command == "games":
             return _games()
+        if args.command == "doctor":
+            from narrator.doctor import doctor
+
+            return doctor(sys.stdout)
         if args.command in {"voices", "voice"}:
             return _voice(args)
         if args.command == "demo":

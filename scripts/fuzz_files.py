@@ -598,6 +598,43 @@ def model_cases() -> Iterator[Case]:
             )
 
 
+def sound_cases() -> Iterator[Case]:
+    """Recordings given to ``narrator hear``: every one must be refused in one line."""
+
+    def hear(make: Callable[[Sandbox, Path], Path]) -> Callable[[Sandbox], list[str]]:
+        def place(box: Sandbox) -> list[str]:
+            path = make(box, box.inbox / "answer.flac")
+            return ["hear", str(path), "--lang", "en", "--answer", "seat", "--asr", "sphinx"]
+
+        return place
+
+    def silence_bomb(_box: Sandbox, path: Path) -> Path:
+        """Two hours of stereo silence: a few hundred KB of FLAC, gigabytes decoded."""
+        import numpy as np
+        import soundfile
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        minute = np.zeros((48000 * 60, 2), dtype=np.int16)
+        with soundfile.SoundFile(str(path), "w", 48000, 2, format="FLAC") as sound:
+            for _ in range(120):
+                sound.write(minute)
+        return path
+
+    def data(content: bytes) -> Callable[[Sandbox, Path], Path]:
+        return lambda _box, path: put(path, content)
+
+    yield Case("sound", "bomb", "hours of silence", hear(silence_bomb), must_refuse=True)
+    yield Case("sound", "garbage", "garbage", hear(data(os.urandom(65536))), must_refuse=True)
+    yield Case("sound", "missing", "empty", hear(data(b"")), must_refuse=True)
+
+    def made_into(what: str) -> Callable[[Sandbox, Path], Path]:
+        return lambda box, path: special(path, what, box.outside)
+
+    for what in SPECIALS:
+        made = hear(made_into(what))
+        yield Case("sound", what.split("-")[0], f"sound {what}", made, must_refuse=True)
+
+
 def output_cases() -> Iterator[Case]:
     def demo(path_of: Callable[[Sandbox], Path]) -> Callable[[Sandbox], list[str]]:
         def place(box: Sandbox) -> list[str]:
@@ -658,6 +695,7 @@ READERS: dict[str, Callable[[], Iterator[Case]]] = {
     "settings": settings_cases,
     "pronunciation": pronunciation_cases,
     "model": model_cases,
+    "sound": sound_cases,
     "output": output_cases,
 }
 QUICK = {  # one case of each kind of danger, for the test suite
@@ -667,6 +705,7 @@ QUICK = {  # one case of each kind of danger, for the test suite
     "settings": ("bad lang", "dev-zero"),
     "pronunciation": ("nesting-2000",),
     "model": ("am/final.mdl fifo",),
+    "sound": ("hours of silence", "sound fifo"),
     "output": ("/proc", "missing folder"),
 }
 

@@ -23,5 +23,6 @@ def test_every_reader_refuses_the_hostile_files_without_harm() -> None:
     summary = run.stdout.strip().splitlines()[-1]
     assert " 0 failed, 0 wrote outside their folder, 0 tracebacks" in summary, summary
     readers = {line.split()[0] for line in run.stdout.splitlines()[1:] if line.strip()}
-    expected = {"scenario", "pack", "record", "settings", "pronunciation", "model", "output"}
+    expected = {"scenario", "pack", "record", "settings", "pronunciation", "model", "sound"}
+    expected.add("output")
     assert expected <= readers, readers

@@ -52,8 +52,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from narrator.listen import corpus
-from narrator.listen.endpoint import Stream
-from narrator.listen.engine import RATE
 from narrator.listen.engine import SpeechEngine
 from narrator.listen.engines import ENGINES
 from narrator.listen.engines import choices
@@ -61,7 +59,6 @@ from narrator.listen.engines import default_engine
 from narrator.listen.models import default_models_dir
 from narrator.listen.words import lexicon_for
 
-BLOCK = int(RATE * 0.05) * 2
 LANGS = ("ru", "en")
 SPEED = 150  # words per minute (the voices' tempo shifts vary the pace)
 QUICK_VOICES = 2  # --quick: the first voices of the half
@@ -85,25 +82,16 @@ def rss_mb() -> float:
 def run_clip(engine: SpeechEngine, bank: corpus.Corpus, clip: corpus.Clip) -> dict[str, Any]:
     """Stream one clip as the listener would: the text of each utterance, the outcome
     (the first utterance that means something counts, as at the table) and its latency."""
-    lexicon = lexicon_for(clip.phrase.lang)
-    phrases = engine.usable(corpus.listened(clip.phrase.prompt, lexicon), lexicon)
-    stream = Stream(engine.recogniser(phrases))
-    stream.reset()
-    pcm = bank.pcm(clip)
-    texts: list[str] = []
-    latency: float | None = None
-    cpu: float | None = None
-    for start in range(0, len(pcm) + BLOCK, BLOCK):
-        block = pcm[start : start + BLOCK]
-        began, began_cpu = time.perf_counter(), time.process_time()
-        text = stream.push(block) if block else stream.finish()  # the end of the clip
-        spent, spent_cpu = time.perf_counter() - began, time.process_time() - began_cpu
-        if text is None:
-            continue
-        texts.append(text)
-        if latency is None and corpus.outcome(clip.phrase, text) not in ("none", "rejected"):
-            waited = (start + len(block)) / 2 / RATE - bank.speech_end(clip)
-            latency, cpu = waited + spent, waited + spent_cpu
+    found = corpus.heard(engine, bank, clip)
+    texts = [utterance.text for utterance in found]
+    meant = next(
+        (u for u in found if corpus.outcome(clip.phrase, u.text) not in ("none", "rejected")),
+        None,
+    )
+    latency = cpu = None
+    if meant is not None:
+        waited = meant.at_s - bank.speech_end(clip)
+        latency, cpu = waited + meant.compute_s, waited + meant.cpu_s
     answer = not clip.phrase.chatter
     return {
         "group": clip.phrase.group,

@@ -34,11 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from narrator.listen import corpus
 from narrator.listen import sphinx_asr
 from narrator.listen import whisper_asr
-from narrator.listen.endpoint import Stream
-from narrator.listen.endpoint import decode
 from narrator.listen.engines import choices
 from narrator.listen.words import UNKNOWN
-from narrator.listen.words import lexicon_for
 
 WRONG_MAX, CHATTER_MAX = 0.015, 0.02  # under the goals (2 %, 3 %) with a margin
 
@@ -62,12 +59,10 @@ def measure(engine_name: str, lang: str, speeds: tuple[int, ...]) -> list[dict[s
     loosen(engine_name)
     choice = next(c for c in choices(lang) if c.engine == engine_name)
     engine = choice.load()
-    lexicon = lexicon_for(lang)
     bank = corpus.Corpus()
     rows = []
     for clip in corpus.clips(lang, voices=tuning_voices(lang), speeds=speeds):
-        phrases = engine.usable(corpus.listened(clip.phrase.prompt, lexicon), lexicon)
-        found = decode(Stream(engine.recogniser(phrases)), bank.pcm(clip))
+        found = corpus.heard(engine, bank, clip)
         rows.append(
             {
                 "lang": lang,

@@ -19,6 +19,7 @@ import pytest
 from narrator.cli import main
 from narrator.listen import corpus
 from narrator.listen.endpoint import Stream
+from narrator.listen.endpoint import decode
 from narrator.listen.engine import RATE
 from narrator.listen.engine import UtteranceBuffer
 from narrator.listen.engines import choices
@@ -250,9 +251,7 @@ def decoded(engine: SphinxEngine, pcm: bytes, prompt: Prompt) -> list[str]:
     """The text of each utterance in ``pcm``, streamed as the listener streams it."""
     lexicon = lexicon_for(engine.lang)
     stream = Stream(engine.recogniser(engine.usable(grammar(prompt, lexicon), lexicon)))
-    texts = [text for block in corpus.pcm_blocks(pcm) if (text := stream.push(block))]
-    last = stream.finish()
-    return [*texts, last] if last else texts
+    return [utterance.text for utterance in decode(stream, pcm)]
 
 
 def test_a_spoken_count_reaches_the_table(sphinx: SphinxEngine) -> None:

@@ -147,14 +147,10 @@ def test_the_grammar_reaches_vosk_unescaped(korean: SpeechModel) -> None:
 
 def recognise(model: SpeechModel, pcm: bytes, phrases: tuple[str, ...]) -> str | None:
     from narrator.listen.endpoint import Stream
+    from narrator.listen.endpoint import decode
 
-    stream = Stream(model.recogniser(model.usable(phrases, KOREAN)))
-    block = int(RATE * 0.05) * 2
-    for start in range(0, len(pcm), block):
-        text = stream.push(pcm[start : start + block])
-        if text is not None:
-            return text
-    return stream.finish()
+    found = decode(Stream(model.recogniser(model.usable(phrases, KOREAN))), pcm)
+    return found[0].text if found else None
 
 
 def test_korean_numbers_from_wav_files(korean: SpeechModel, tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from narrator.listen.endpoint import Decoded
 from narrator.listen.endpoint import Stream
 from narrator.listen.endpoint import decode
 from narrator.listen.endpoint import pcm_blocks as pcm_blocks
@@ -629,9 +630,14 @@ def _babble(folder: Path, lang: str, seconds: float, talkers: int = 4, seed: int
     return (out / talkers).astype(np.float32)
 
 
-def hear(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[str]:
+def heard(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[Decoded]:
     """What ``engine`` makes of ``clip``, streamed as the listener does (grammar, endpointer):
-    the text of each utterance in it."""
+    each utterance in it, with when it was known and how sure the engine was."""
     lexicon = lexicon_for(clip.phrase.lang)
     phrases = engine.usable(listened(clip.phrase.prompt, lexicon), lexicon)
-    return [found.text for found in decode(Stream(engine.recogniser(phrases)), bank.pcm(clip))]
+    return decode(Stream(engine.recogniser(phrases)), bank.pcm(clip))
+
+
+def hear(engine: SpeechEngine, bank: Corpus, clip: Clip) -> list[str]:
+    """The text of each utterance ``engine`` finds in ``clip``."""
+    return [found.text for found in heard(engine, bank, clip)]

@@ -279,7 +279,8 @@ def pcm_blocks(pcm: bytes, block_s: float = BLOCK_S) -> Iterator[bytes]:
 @dataclass(frozen=True)
 class Decoded:
     """One utterance of a recording: its text, when it was known (seconds of audio from the
-    start), when its last speech block ended, and the computing time of the step that gave it.
+    start), when its last speech block ended, and the computing time of the step that gave it
+    (wall clock, and the process's CPU time: what free cores would take).
 
     ``latency_s`` is what a player waits after their last word: the audio the endpointer
     waited for plus that last step's computing time (as ``scripts/bench_asr.py`` counts it).
@@ -289,6 +290,7 @@ class Decoded:
     at_s: float
     speech_end_s: float
     compute_s: float
+    cpu_s: float = 0.0
     evidence: Mapping[str, float] = field(default_factory=dict)  # how sure (tuning)
 
     @property
@@ -303,13 +305,13 @@ def decode(stream: Stream, pcm: bytes) -> list[Decoded]:
     found: list[Decoded] = []
 
     def step(push: Callable[[], str | None]) -> None:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         text = push()
-        spent = time.perf_counter() - began
+        spent, cpu = time.perf_counter() - began, time.process_time() - began_cpu
         if text is not None:
             ends = stream.endpointer
             evidence = dict(getattr(stream.recogniser, "evidence", {}))
-            found.append(Decoded(text, ends.audio_s, ends.voiced_s, spent, evidence))
+            found.append(Decoded(text, ends.audio_s, ends.voiced_s, spent, cpu, evidence))
 
     for block in pcm_blocks(pcm):
         step(partial(stream.push, block))

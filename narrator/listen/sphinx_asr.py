@@ -250,13 +250,10 @@ class SphinxEngine(WordList):
                 self._searches[key] = name
         return SphinxRecogniser(self, self._searches[key])
 
-    def decode(self, search: str, pcm: bytes) -> str | None:
-        """The best phrase of ``search`` for a whole utterance (None: nothing)."""
-        return self.weigh(search, pcm)[0]
-
     def weigh(self, search: str, pcm: bytes) -> tuple[str | None, float]:
-        """The best phrase of ``search`` and its score per frame over the free phone
-        loop's (how much more it sounds like itself than like any speech)."""
+        """The best phrase of ``search`` for a whole utterance (None: nothing) and its score
+        per frame over the free phone loop's (how much more it sounds like itself than
+        like any speech)."""
         samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
         noise = np.random.default_rng(len(samples)).normal(0.0, DITHER, len(samples))
         dithered = np.clip(samples + noise, -32768, 32767).astype(np.int16).tobytes()

@@ -14,8 +14,7 @@ from typing import Any
 from typing import TextIO
 
 from narrator import __version__
-from narrator.listen.engines import choices
-from narrator.listen.engines import default_engine
+from narrator.listen.engines import choose
 from narrator.listen.engines import missing
 from narrator.rules.errors import ConfigError
 from narrator.voice import voices
@@ -38,12 +37,12 @@ def doctor(out: TextIO) -> int:
             out.write(f"  voice:     {best.key} (quality {best.quality}; narrator voices)\n")
         else:
             out.write(f"  voice:     none, lines are only shown: {language_hint(lang)}\n")
-        engine = default_engine(lang)
-        if engine is None:
+        try:
+            choice = choose(lang)
+        except ConfigError:
             out.write(f"  listening: none, the keypad answers: {missing(lang)}\n")
         else:
-            source = next(c.source for c in choices(lang) if c.engine == engine)
-            out.write(f"  listening: {engine} ({source}; narrator models list)\n")
+            out.write(f"  listening: {choice.engine} ({choice.source}; narrator models list)\n")
     for name, why in sorted(found.missing.items()):
         out.write(f"missing voice engine {name}: {why}\n")
     out.write(f"sound:      {_device('output')}\n")

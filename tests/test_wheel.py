@@ -79,33 +79,17 @@ def test_a_fresh_environment_renders_a_demo_with_no_speech_engine_on_path(
         **{k: os.environ[k] for k in ("PIP_INDEX_URL",) if k in os.environ},
     }
     out = tmp_path / "demo.ogg"
-    done = subprocess.run(
-        [
-            str(venv / "bin" / "narrator"),
-            "demo",
-            "onenight",
-            "--lang",
-            "en",
-            "--seed",
-            "3",
-            "--output",
-            str(out),
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
+
+    def narrator(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        command = [str(venv / "bin" / "narrator"), *args]
+        return subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
+        )
+
+    done = narrator(
+        "demo", "onenight", "--lang", "en", "--seed", "3", "--output", str(out), timeout=1200
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert out.stat().st_size > 10_000
-    doctor = subprocess.run(
-        [str(venv / "bin" / "narrator"), "doctor"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    doctor = narrator("doctor", timeout=120)
     assert doctor.returncode == 0 and "en:\n  voice:     hibari:heart" in doctor.stdout, doctor

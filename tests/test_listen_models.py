@@ -342,12 +342,16 @@ def test_russian_voice_input_without_the_vosk_model_says_so_in_russian(
     """pocketsphinx does not listen to Russian unasked (issue 30): with no Vosk model the
     table says, in the game's language, which model is needed and the command that gets it."""
     from narrator.listen import models
-    from narrator.listen.engines import needs_vosk
+    from narrator.listen.engines import NeedsModel
+    from narrator.listen.engines import choose
     from narrator.listen.keys import voice_keys_or_keypad
     from narrator.listen.words import lexicon_for
 
     monkeypatch.setattr(models, "default_models_dir", lambda: tmp_path)
-    assert needs_vosk("ru") and not needs_vosk("en")
+    with pytest.raises(NeedsModel) as need:
+        choose("ru")
+    assert need.value.command == "narrator models download ru"
+    assert choose("en").engine == "whisper"  # English listens with no model downloaded
 
     class Lines:
         def __init__(self) -> None:

@@ -30,6 +30,15 @@ KNOWN_HINT = "narrator models download {lang}"
 AUTOMATIC: dict[str, tuple[str, ...]] = {"en": ("whisper", "vosk"), "ru": ("vosk",)}
 
 
+class NeedsModel(ConfigError):
+    """No engine hears the language unasked until its Vosk model is downloaded: ``command``
+    gets it (the table and the set-up screen say so in the game's language)."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command
+
+
 @dataclass(frozen=True)
 class Choice:
     """One engine for one language: what it loads, and why it cannot be used (``problem``)."""
@@ -158,12 +167,9 @@ def choose(
     for name in automatic:
         if every[name].usable:
             return every[name]
+    if automatic == ("vosk",):
+        raise NeedsModel(missing(lang, every), KNOWN_HINT.format(lang=lang))
     raise ConfigError(missing(lang, every))
-
-
-def needs_vosk(lang: str, folder: Path | None = None) -> bool:
-    """Whether only a Vosk model, not yet downloaded, would let a game of ``lang`` listen."""
-    return AUTOMATIC.get(lang) == ("vosk",) and default_engine(lang, folder) is None
 
 
 def missing(lang: str, every: dict[str, Choice] | None = None) -> str:

@@ -31,8 +31,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from narrator.listen.engines import KNOWN_HINT
-from narrator.listen.engines import needs_vosk
+from narrator.listen.engines import NeedsModel
 from narrator.listen.listener import Listener
 from narrator.listen.listener import Notice
 from narrator.listen.listener import Utterance
@@ -408,9 +407,11 @@ def voice_keys_or_keypad(
         return open_voice_keys(
             keypad, lang, model, device, screen, push_to_talk=push_to_talk, asr=asr
         )
+    except NeedsModel as need:  # said in the game's language, with the command
+        keypad_only(
+            lang, lexicon_for(lang).message("needs_vosk", command=need.command), screen, voice
+        )
+        return None
     except ConfigError as error:
-        reason = str(error)
-        if asr is None and model is None and needs_vosk(lang):
-            reason = lexicon_for(lang).message("needs_vosk", command=KNOWN_HINT.format(lang=lang))
-        keypad_only(lang, reason, screen, voice)
+        keypad_only(lang, str(error), screen, voice)
         return None

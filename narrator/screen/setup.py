@@ -31,9 +31,8 @@ from textual.widgets import Select
 from textual.widgets import Static
 from textual.widgets import Switch
 
-from narrator.listen.engines import KNOWN_HINT
+from narrator.listen.engines import NeedsModel
 from narrator.listen.engines import choose
-from narrator.listen.engines import needs_vosk
 from narrator.rules.errors import ConfigError
 from narrator.rules.errors import NarratorError
 from narrator.rules.recommended import with_recommended
@@ -393,10 +392,9 @@ class SetupScreen(Screen[SetupChoice]):
             return ""
         try:
             choice = choose(values.lang, values.asr, values.asr_model)
+        except NeedsModel as need:
+            return self.t("setup.listening_vosk", command=need.command)
         except ConfigError as error:
-            if values.asr is None and values.asr_model is None and needs_vosk(values.lang):
-                command = KNOWN_HINT.format(lang=values.lang)
-                return self.t("setup.listening_vosk", command=command)
             return self.t("setup.listening_missing", reason=str(error))
         return self.t("setup.listening", engine=choice.engine, source=choice.source)
 

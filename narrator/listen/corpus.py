@@ -379,7 +379,7 @@ class Clip:
 
     @property
     def condition(self) -> str:
-        return self.noise if self.snr is None else f"{self.noise} {self.snr:g} dB"
+        return condition_name(self.noise, self.snr)
 
     def manifest(self) -> dict[str, object]:
         return {
@@ -423,6 +423,7 @@ def all_conditions() -> list[tuple[str, float | None]]:
 
 
 def condition_name(noise: str, snr: float | None) -> str:
+    """A condition as the benchmark's tables name it: ``clean``, ``room``, ``babble 10 dB``."""
     return noise if snr is None else f"{noise} {snr:g} dB"
 
 

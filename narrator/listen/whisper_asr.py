@@ -47,7 +47,7 @@ BEAM = 5
 # An answer Whisper is unsure of is "not understood" (a wrong seat is worse than none): the
 # decoder's average log-probability per token must be at least LOGPROB and its probability
 # that the audio holds no speech at most NO_SPEECH. Tuned on the tuning half of the
-# corpus's voices (scripts/bench_asr.py --tune), reported on the other half.
+# corpus's voices (scripts/tune_asr.py), reported on the other half (scripts/bench_asr.py).
 LOGPROB = -0.5
 NO_SPEECH = 0.4
 

@@ -9,8 +9,10 @@
   its switches model, the same model ``-o KEY=VALUE`` and the set-up screen are built from;
 - ``docs/cli.md``: the help of every command, from the argument parser.
 
-A generated part of the README sits between ``<!-- generated: NAME -->`` and
-``<!-- /generated -->``; everything else in it is written by hand.
+A generated part of a hand-written page (the README, each game's page in
+``docs/games/``) sits between ``<!-- generated: NAME -->`` and
+``<!-- /generated -->``; everything else in it is written by hand. The parts:
+``keypad`` (the keypad table) and ``switches_GAME`` (that game's switches).
 """
 
 from __future__ import annotations
@@ -75,6 +77,15 @@ def _range(field: Any) -> str:
     return ", ".join(parts) or (choices[0].replace("'", '"') if choices else "")
 
 
+def switches_table(name: str) -> str:
+    """One game's rule switches: name, default, range and meaning, from its model."""
+    rows = [
+        (f"`{key}`", _value(field.default), _range(field), field.description or "")
+        for key, field in get_variant(name).switches.model_fields.items()
+    ]
+    return table(("switch", "default", "range", "what it does"), rows)
+
+
 def switches_page() -> str:
     out = [
         HEAD,
@@ -82,13 +93,8 @@ def switches_page() -> str:
         "set-up screen; a damaged value in a remembered set-up is replaced by its default.\n",
     ]
     for name in GAMES:  # the games that ship (the tests register a toy one)
-        variant = get_variant(name)
-        rows = [
-            (f"`{key}`", _value(field.default), _range(field), field.description or "")
-            for key, field in variant.switches.model_fields.items()
-        ]
         out.append(f"\n## `{name}`\n\n")
-        out.append(table(("switch", "default", "range", "what it does"), rows))
+        out.append(switches_table(name))
     return "".join(out)
 
 
@@ -119,27 +125,43 @@ def _help(title: str, parser: argparse.ArgumentParser) -> str:
     return f"## `{title}`\n\n```\n{text.getvalue().rstrip()}\n```\n\n"
 
 
-def readme(current: str) -> str:
-    """The README with its generated parts written anew."""
-    parts: dict[str, Callable[[], str]] = {"keypad": keypad_table}
+def parts() -> dict[str, Callable[[], str]]:
+    """Every part a hand-written page may hold, by name."""
+    out: dict[str, Callable[[], str]] = {"keypad": keypad_table}
+    for name in GAMES:
+        out[f"switches_{name}"] = lambda name=name: switches_table(name)  # type: ignore[misc]
+    return out
+
+
+def filled(page: str, current: str) -> str:
+    """A hand-written page with its generated parts written anew."""
+    known = parts()
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in parts:
-            raise SystemExit(f"docs: README.md names an unknown generated part {name!r}")
-        return f"<!-- generated: {name} -->\n{parts[name]()}<!-- /generated -->"
+        if name not in known:
+            raise SystemExit(f"docs: {page} names an unknown generated part {name!r}")
+        return f"<!-- generated: {name} -->\n{known[name]()}<!-- /generated -->"
 
     return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- /generated -->", fill, current, flags=re.S)
 
 
+def readme(current: str) -> str:
+    """The README with its generated parts written anew."""
+    return filled("README.md", current)
+
+
 def targets() -> dict[Path, str]:
-    current = (ROOT / "README.md").read_text("utf-8")
-    return {
+    out = {
         ROOT / "docs" / "keypad.md": keypad_page(),
         ROOT / "docs" / "switches.md": switches_page(),
         ROOT / "docs" / "cli.md": cli_page(),
-        ROOT / "README.md": readme(current),
     }
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs" / "games").glob("*.md"))]:
+        if page.exists():
+            name = str(page.relative_to(ROOT))
+            out[page] = filled(name, page.read_text("utf-8"))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

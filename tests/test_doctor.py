@@ -11,8 +11,10 @@ import pytest
 from narrator.doctor import doctor
 from narrator.listen import models
 from narrator.rules.errors import ConfigError
+from narrator.voice import install
 from narrator.voice import voices
 from narrator.voice.catalog import LANGUAGES
+from narrator.voice.engines import FESTIVAL
 
 
 def _said(monkeypatch: pytest.MonkeyPatch, folder: Path) -> list[str]:
@@ -82,3 +84,20 @@ def test_without_portaudio_what_a_game_does_instead(
         line.startswith("microphone: none: voice input is off") and "libportaudio2" in line
         for line in lines
     ), lines
+
+
+@pytest.mark.parametrize(
+    ("platform", "festival", "espeak"),
+    [
+        ("linux", "apt-get install festival", "apt-get install espeak-ng"),
+        ("darwin", "brew install festival", "brew install espeak-ng"),
+        ("win32", "does not run on Windows", ".msi installer"),
+    ],
+)
+def test_each_missing_engine_gets_this_system_s_command(
+    monkeypatch: pytest.MonkeyPatch, platform: str, festival: str, espeak: str
+) -> None:
+    monkeypatch.setattr(install.sys, "platform", platform)
+    assert festival in install.engine_hint(FESTIVAL)
+    assert espeak in install.engine_hint("espeak")
+    assert install.engine_hint("hibari") == "pip install hibari-tts"  # pip: the same everywhere

@@ -69,9 +69,24 @@ def sounddevice() -> Any:
         ) from None
 
 
+# Where the system's package manager is not apt: Homebrew on macOS; on Windows neither
+# Festival nor espeak-ng is a package, and the system voice (SAPI5) speaks instead.
+_PLATFORM_HINTS = {
+    "darwin": {
+        FESTIVAL: "brew install festival (English only: no Russian Festival voice on macOS)",
+        "espeak": "brew install espeak-ng",
+    },
+    "win32": {
+        FESTIVAL: "Festival does not run on Windows; the system voice speaks instead",
+        "espeak": "install espeak-ng with the .msi installer of the espeak-ng project",
+    },
+}
+
+
 def engine_hint(engine: str) -> str:
     """How to get ``engine``'s voices onto this machine, as one phrase."""
-    return _ENGINE_HINTS.get(engine, "pip install pyttsx3")
+    mine = _PLATFORM_HINTS.get(sys.platform, {})
+    return mine.get(engine) or _ENGINE_HINTS.get(engine, "pip install pyttsx3")
 
 
 def language_hint(lang: str) -> str:
@@ -87,4 +102,4 @@ def language_hint(lang: str) -> str:
             f"add a {name} voice in System Settings › Accessibility › Spoken Content "
             "› System voice › Manage Voices"
         )
-    return "install espeak-ng (apt-get install espeak-ng), it speaks ru and en"
+    return f"install espeak-ng ({engine_hint('espeak')}), it speaks ru and en"

@@ -102,14 +102,15 @@ def looping(text: str, most: int = 2) -> bool:
     return False
 
 
-def closest(text: str, phrases: Sequence[str]) -> str:
-    """The allowed phrase ``text`` is closest to, or ``text`` itself when none is close."""
+def closest(text: str, phrases: Sequence[str]) -> tuple[str, float]:
+    """The allowed phrase ``text`` is closest to and how alike they are (1.0: the same),
+    or ``text`` itself when none is close."""
     best, score = text, 0.0
     for phrase in phrases:
         ratio = difflib.SequenceMatcher(a=text, b=phrase).ratio()
         if ratio > score:
             best, score = phrase, ratio
-    return best if score >= CLOSE else text
+    return (best, score) if score >= CLOSE else (text, score)
 
 
 class WhisperEngine:
@@ -209,10 +210,11 @@ class WhisperRecogniser(WholeUtterance):
 
     def decode(self, pcm: bytes) -> str | None:
         heard = self.engine.transcribe(pcm, self.prompt)
-        self.evidence = {"logprob": heard.logprob, "no_speech": heard.no_speech}
         text = words_of(heard.text, self.lexicon)
+        phrase, alike = closest(text, self.candidates)
+        self.evidence = {"logprob": heard.logprob, "no_speech": heard.no_speech, "alike": alike}
         if not text:
             return None
         if not heard.sure or looping(text):
             return UNKNOWN  # speech, but Whisper is unsure what (or loops): not understood
-        return closest(text, self.candidates)
+        return phrase

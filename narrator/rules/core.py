@@ -80,7 +80,11 @@ class Switches(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    roles: str | None = Field(None, description="composition override, e.g. 'vampire=3,witch=1'")
+    roles: str | None = Field(
+        None,
+        description="composition override, role=count pairs: see the game's page "
+        "(sport_mafia refuses it: its composition is fixed)",
+    )
 
 
 @dataclass(frozen=True)

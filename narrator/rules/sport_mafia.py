@@ -85,7 +85,10 @@ class SportMafiaSwitches(Switches):
     perestrelka_subset_loop: bool = Field(
         False, description="a smaller second tie gets new defences and a revote"
     )
-    shooting: Literal["enter", "call"] = Field("enter", description="how the mafia shoots (0.5)")
+    shooting: Literal["enter", "call"] = Field(
+        "enter",
+        description="how the mafia shoots: each types a seat (enter) or presses Space as its number is called (call)",
+    )
     speech_s: Seconds = Field(60, gt=0, le=600, description="day speech, seconds")
     last_word_s: Seconds = Field(30, gt=0, le=600, description="last word, seconds")
     defence_s: Seconds = Field(30, gt=0, le=600, description="perestrelka defence, seconds")

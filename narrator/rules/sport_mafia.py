@@ -87,7 +87,8 @@ class SportMafiaSwitches(Switches):
     )
     shooting: Literal["enter", "call"] = Field(
         "enter",
-        description="how the mafia shoots: each types a seat (enter) or presses Space as its number is called (call)",
+        description="how the mafia shoots: each types a seat (enter) or presses Space "
+        "as its number is called (call)",
     )
     speech_s: Seconds = Field(60, gt=0, le=600, description="day speech, seconds")
     last_word_s: Seconds = Field(30, gt=0, le=600, description="last word, seconds")

@@ -72,7 +72,7 @@ class AllianceSwitches(Switches):
     hunter_status_call: bool = Field(True, description="the hunter's nightly shooting status")
     hunter_shoots_on_love_death: bool = Field(False, description="a hunter dying of love shoots")
     white_wolf_king: bool = Field(False, description="an exploding wolf takes one player along")
-    cupid_enabled: bool = Field(False, description="Cupid replaces one villager and binds two lovers")
+    cupid_enabled: bool = Field(False, description="Cupid replaces a villager, binds two lovers")
     cupid_s: Seconds = Field(20, gt=0, le=120, description="Cupid's window, seconds")
     lovers_s: Seconds = Field(10, gt=0, le=120, description="the lovers' window, seconds")
     guard_s: Seconds = Field(15, gt=0, le=120, description="the guard's window, seconds")

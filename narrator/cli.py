@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     imported.add_argument("--name", default=None, help="install it under this name")
     _lang(imported, None, help="refuse a pack of another language")
 
-    scenario = commands.add_parser("scenario", help="headless scenario files (SCENARIOS.md)")
+    scenario = commands.add_parser("scenario", help="headless scenario files (docs/scenarios.md)")
     scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
     run = scenario_commands.add_parser("run", help="play a scenario file, print the JSON result")
     run.add_argument("file", type=_path)

@@ -1,5 +1,5 @@
 """The game's clocks: the wall clock, and a clock over another that stands still while
-it is held (the table paused by key P, or waiting for its sound device: issue 13)."""
+it is held (the table paused by key P, or waiting for its sound device)."""
 
 from __future__ import annotations
 

@@ -37,7 +37,7 @@ from narrator.rules.phases import PhaseId
 from narrator.rules.prompts import Prompt
 from narrator.voice.catalog import Catalog
 
-NIGHT_LIMIT = 30  # SCENARIOS.md: a run stops after night 30 at the latest
+NIGHT_LIMIT = 30  # docs/scenarios.md: a run stops after night 30 at the latest
 ALREADY_ANSWERED = "already answered"
 
 
@@ -166,7 +166,7 @@ class Driver(ABC):
         return answer
 
     def expire(self, prompt: Prompt) -> Answer:
-        """No valid answer in time: the rule's documented default (RULES.md 0.3)."""
+        """No valid answer in time: the rule's documented default (docs/rules.md §0.3)."""
         self.record.expired(prompt.id, str(prompt.default))
         return prompt.default
 

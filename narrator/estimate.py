@@ -14,7 +14,7 @@ The time of a step:
   table's language) over the speech rate measured for the engine that speaks it in
   that language (CHARS_PER_S: by default the engine of the language's default voice,
   Festival for ru and hibari for en; espeak-ng's figure for any other engine);
-* a wake window: its full length (windows never end early, RULES.md 0.3); the cues
+* a wake window: its full length (windows never end early, docs/rules.md §0.3); the cues
   said in it (sport mafia's called numbers) only when they overrun it;
 * a timer (a discussion, a speech, last words, a pause): its full length, and the
   «Время вышло» line after it.  The table may end one early with Enter, but the
@@ -103,8 +103,8 @@ FALLBACK_ENGINE = "espeak"
 DEFAULT_ENGINES: Mapping[str, str] = {"ru": FESTIVAL, "en": HIBARI}
 # Assumed, not measured: a voter names a seat (or the hands are counted) and the
 # keeper of the laptop types it and presses Enter; capped at the answer time.
-# RULES.md's timing summaries give 3 s per hand count (3.10) and about 5 s per voter
-# (2.8); 4 s is between them.
+# The games' timing summaries give 3 s per hand count (docs/games/sport_mafia.md §3.10)
+# and about 5 s per voter (docs/games/halloween.md §2.8); 4 s is between them.
 ANSWER_TYPING_S = 4.0
 # Assumed: a player comes to the laptop, presses Enter, reads the card and presses
 # Enter again (the table hides the card by itself after 8 s).

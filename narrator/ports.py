@@ -44,7 +44,7 @@ class Attempt:
 
     ``prompt`` is the id of the prompt it was given for (None: no question was
     open); the table takes it only if that prompt is still the open one.
-    ``text`` is the canonical answer text (SCENARIOS.md), empty for a bare
+    ``text`` is the canonical answer text (docs/scenarios.md), empty for a bare
     «спасибо»; ``ends`` means the speaker said «спасибо» (the speech is over).
     """
 

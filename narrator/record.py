@@ -1,7 +1,7 @@
 """The game record: every prompt, answer and event, in order, as JSON-able dicts.
 
 Both drivers feed one: the scenario runner turns it into the result of
-SCENARIOS.md, the table host hands each event to the journal the moment it
+docs/scenarios.md, the table host hands each event to the journal the moment it
 happens (sealed on disk within half a second, narrator.host.journal: a crash
 loses at most that much). When the file cannot be
 written any more (the disk is full, the folder is gone), the game goes on: the
@@ -118,7 +118,7 @@ class GameRecord:
             )
 
     def result(self, game: str) -> dict[str, Any]:
-        """The scenario contract's result object (SCENARIOS.md, "Result")."""
+        """The scenario contract's result object (docs/scenarios.md, "Result")."""
         last = next((e for e in reversed(self.events) if e["event"] in {"end", "stopped"}), {})
         of = self._of
         return {

@@ -1,4 +1,4 @@
-"""The headless scenario runner of ``../shared/SCENARIOS.md``.
+"""The headless scenario runner (the file format: docs/scenarios.md).
 
 A scenario fixes the deal and every attempt at every prompt; the runner plays
 the whole game instantly and returns the contract's JSON result.

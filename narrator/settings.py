@@ -42,7 +42,7 @@ from narrator.rules.registry import Variant
 from narrator.sound.mixer import MixSettings
 from narrator.voice.catalog import LANGUAGES
 
-# The voice's own range is the one fact (issue 27); ``narrator.voice.tts`` is its
+# The voice's own range is the one fact; ``narrator.voice.tts`` is its
 # home today.
 from narrator.voice.rates import RATES
 

@@ -32,7 +32,7 @@ a one-threaded decoder; Whisper decodes on two threads, so its idle wall time
 is about half its CPU time). The goal is judged on "idle". Synthetic speech
 is harder than people: accuracy figures are pessimistic.
 
-Goals (issue 30): wrong answers ≤ 2 % and chatter accepted ≤ 3 % in every
+Goals: wrong answers ≤ 2 % and chatter accepted ≤ 3 % in every
 condition; English right ≥ 90 % clean and ≥ 80 % in the room; latency median
 ≤ 800 ms for Whisper, ≤ 300 ms for the others.
 """

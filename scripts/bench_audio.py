@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the voice and the night's sound (issue 6 targets).
+"""Benchmark of the voice and the night's sound against their targets.
 
 Prints a table of measured figures against their goals and the ratio
 measured / goal (below 1.0 is within the goal). It starts its own PulseAudio

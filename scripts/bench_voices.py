@@ -546,7 +546,7 @@ def is_loop(result: Score) -> bool:
 
 
 def goals(results: Sequence[Heard], defaults: dict[str, str], games: Sequence[str]) -> list[str]:
-    """The issue's goals, each with its figure and whether it is met."""
+    """The goals, each with its figure and whether it is met."""
     rows = ["Goals:"]
     for heard in results:
         cand = heard.candidate

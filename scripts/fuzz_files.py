@@ -665,7 +665,7 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
-CLASSES = (  # the hostile classes, by words of a case's name (first match)
+CLASSES = (  # the hostile classes, by words of a case's name (first match)
     ("link", ("link", "dangling")),
     ("traversal", ("absolute", "dotdot", "tilde", "records", "backslash", "name dot", "/proc")),
     ("bomb", ("zeros",)),

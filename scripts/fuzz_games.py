@@ -22,7 +22,7 @@ A game is counted as
   step), an accepted answer outside the prompt's options, a prompt's own option
   typed at the keypad refused, or any invariant of ``tests/test_invariants.py``
   broken (the checks of ``tests/harness.py``);
-- unended: no winner and not stopped at the night limit (SCENARIOS.md), more
+- unended: no winner and not stopped at the night limit (docs/scenarios.md), more
   than STEP_LIMIT steps, or more than ``--timeout`` seconds of machine time.
 
 Games are deterministic per ``--seed`` (whatever ``--jobs``); each failure is

@@ -110,7 +110,8 @@ def sizes(game: str, args: argparse.Namespace) -> tuple[int, int]:
 
 
 def default_counts(game: str, players: int) -> dict[str, int]:
-    """The composition the rules deal when none is given (RULES.md 1.2, 2.2, 4.2)."""
+    """The composition the rules deal when none is given (docs/games/onenight.md §1.2,
+    docs/games/halloween.md §2.2, docs/games/alliance.md §4.2)."""
     variant = get_variant(game)
     counts = variant.composition(players, make_switches(variant, {})).counts
     return {role: counts.get(role, 0) for role in (EVIL[game], *SPECIALS[game], REST[game])}
@@ -190,7 +191,8 @@ village, so compare compositions with each other rather than reading a rate as t
 real table. Only halloween's table is a default (the set-up screen deals it when no composition \
 is chosen: `narrator/rules/recommended.py`), except at 7 players, where the seed's own worked \
 example (2 vampires, a witch, a hunter) stays the default; onenight's and alliance's are \
-advice, their defaults stay those of RULES.md, and sport mafia's composition is fixed.
+advice, their defaults stay those of the games' own pages, and sport mafia's composition is \
+fixed.
 """
 START = "# --- written by scripts/recommend_compositions.py --module ---\n"
 END = "# --- end of the written table ---\n"

@@ -1,4 +1,5 @@
-"""Property tests of «Альянс дедукции» against an independent model of RULES.md 4.
+"""Property tests of «Альянс дедукции» against an independent
+model of docs/games/alliance.md.
 
 The invariants every game keeps (the dead, leaks, public facts, catalogs) are in
 test_invariants.py; here random games on the harness' fake table, with werewolves
@@ -122,7 +123,8 @@ def test_night_windows_depend_only_on_the_composition(table: FakeTable) -> None:
 
 
 def test_the_fake_table_plays_d_t2() -> None:
-    """RULES.md D-T2 through the fake table: the werewolves win at the dawn of day 2."""
+    """D-T2 (docs/games/alliance.md §4.15) through the fake table: the werewolves win at the
+    dawn of day 2."""
     deal = Deal(("werewolf", "seer", "witch", "hunter", "werewolf", "guard", "villager",
                  "werewolf", "villager", "villager", "werewolf", "villager"))  # fmt: skip
     answers = {

@@ -1,4 +1,4 @@
-"""«Альянс дедукции» rules tested directly (RULES.md section 4).
+"""«Альянс дедукции» rules tested directly (docs/games/alliance.md).
 
 The plain resolution functions (night resolution, weighted tally, win check,
 speaking orders), every prompt's check, the compositions and switches, and the
@@ -91,7 +91,8 @@ from tests.support import switches_maker
 VARIANT = get_variant("alliance")
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 W, S, WI, H, G, V, C = WEREWOLF, SEER, WITCH, HUNTER, GUARD, VILLAGER, CUPID
-# RULES.md 4.15 base: wolves 1, 5, 8, 11; seer 2; witch 3; hunter 4; guard 6; villagers.
+# The base deal of docs/games/alliance.md §4.15: wolves 1, 5, 8, 11; seer 2; witch 3;
+# hunter 4; guard 6; villagers.
 BASE = (W, S, WI, H, W, G, V, W, V, V, W, V)
 WITH_CUPID = (*BASE[:11], C)
 ALL = tuple(range(1, 13))

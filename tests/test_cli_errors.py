@@ -1,7 +1,7 @@
 """Bad input on the command line: exit 2 and one line naming the problem, never a traceback.
 
 A scenario file that is not valid TOML, has unknown keys or values, or an
-invalid deal is a file error (SCENARIOS.md). A bad *answer* is not: it is a
+invalid deal is a file error (docs/scenarios.md). A bad *answer* is not: it is a
 rejected attempt in the result.
 """
 

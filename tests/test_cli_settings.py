@@ -1,6 +1,6 @@
 """The table settings are declared once (``narrator.settings``): the command line and the
 set-up screen take their defaults, ranges, help and refusals from that one model, so a
-value one of them refuses the other refuses with the same words (issue 27, item 1)."""
+value one of them refuses the other refuses with the same words."""
 
 from __future__ import annotations
 

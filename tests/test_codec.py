@@ -1,6 +1,6 @@
 """One meaning per key: the keypad codec, and the table loop reading keys and spoken attempts.
 
-The mismatches issue 11 found are pinned here: several seats need a separator
+The mismatches found before are pinned here: several seats need a separator
 the keypad has, the sheriff's order is typed ``5+``, ``0`` is 0 hands at a count,
 the call-mode shot is judged by the rules, and a spoken answer arrives as an
 attempt for its prompt, never as simulated key presses.

@@ -1,4 +1,4 @@
-"""Device faults never lose a game (issue 13): real PulseAudio, real espeak-ng, real Vosk.
+"""Device faults never lose a game: real PulseAudio, real espeak-ng, real Vosk.
 
 Each test starts its own PulseAudio server (``tests/pulse.py``) and plays the toy
 game (``tests/toy_variant.py``) through the app's own wiring (``speaking`` and

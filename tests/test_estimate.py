@@ -98,14 +98,15 @@ def test_a_day_answer_takes_typing_time_at_most_the_answer_time() -> None:
 
 
 def test_sport_mafia_at_ten_seats_takes_an_evening_hour() -> None:
-    """RULES.md 3: no game ends before the vote of day 1, which comes after ten one-minute
-    speeches, the card night (ten cards dealt) and the one-minute mafia meeting: 12 min.
-    A win needs three black players out or four red ones, and at most one seat leaves
-    per night and, but for a perestrelka, per day, so a typical game has at least two
-    full days of speeches (10 + 8 minutes) besides the deal and the nights: 20 min. At
-    the other end, four red seats shot on four nights end the game by day 5 even if
-    nobody is voted out: 10 + 9 + 8 + 7 one-minute speeches, last words and nights come
-    to under an hour; two hours leave room for missed shots and perestrelkas."""
+    """No game ends before the vote of day 1 (docs/games/sport_mafia.md), which comes after
+    ten one-minute speeches, the card night (ten cards dealt) and the one-minute mafia
+    meeting: 12 min. A win needs three black players out or four red ones, and at most
+    one seat leaves per night and, but for a perestrelka, per day, so a typical game has
+    at least two full days of speeches (10 + 8 minutes) besides the deal and the nights:
+    20 min. At the other end, four red seats shot on four nights end the game by day 5
+    even if nobody is voted out: 10 + 9 + 8 + 7 one-minute speeches, last words and
+    nights come to under an hour; two hours leave room for missed shots and
+    perestrelkas."""
     length = expected_length("sport_mafia", 10, {})
     first_vote_min = (10 * 60 + 60 + 10 * DEAL_CARD_S) / 60
     assert length.low_min >= first_vote_min
@@ -114,9 +115,10 @@ def test_sport_mafia_at_ten_seats_takes_an_evening_hour() -> None:
 
 
 def test_onenight_ends_after_one_night_and_is_short() -> None:
-    """RULES.md 1: one night, one discussion, one vote. Its fixed part is the discussion,
-    the three windows, the deal and every player's vote; the lines said around them
-    (about 35 for five players, none longer than a few seconds) add minutes, not more."""
+    """One night, one discussion, one vote (docs/games/onenight.md). Its fixed part is the
+    discussion, the three windows, the deal and every player's vote; the lines said around
+    them (about 35 for five players, none longer than a few seconds) add minutes, not
+    more."""
     length = expected_length("onenight", 5, {})
     fixed_min = (300 + 3 * 10 + 5 * DEAL_CARD_S + 5 * ANSWER_TYPING_S) / 60
     assert length.nights == 1

@@ -1,4 +1,4 @@
-"""The one bounded reader (issue 29 item 1): what it refuses, and that it never blocks,
+"""The one bounded reader: what it refuses, and that it never blocks,
 reads a device or recurses."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 29: the bounded run of scripts/fuzz_files.py, one case of each danger per reader.
+"""The bounded run of scripts/fuzz_files.py, one case of each danger per reader.
 
 Each case runs the real command line in its own sandbox (fresh HOME, TMPDIR, a folder
 "outside" that traversal names aim at). The verdict does not depend on the machine's

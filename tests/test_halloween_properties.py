@@ -1,4 +1,5 @@
-"""Property tests of «Хэллоуинская мафия» against an independent model of RULES.md 2.
+"""Property tests of «Хэллоуинская мафия» against an independent
+model of docs/games/halloween.md.
 
 The invariants every game keeps (the dead, leaks, public facts, catalogs) are in
 test_invariants.py; here random games on the harness' fake table are replayed on
@@ -76,7 +77,7 @@ def test_random_games_follow_an_independent_model(table: FakeTable) -> None:
         if isinstance(step, Eliminate):  # every card is turned up when its player leaves
             assert step.shown_role == deal.role_of(step.seat)
 
-    # Replay the game on an independent model of RULES.md 2.4-2.7.
+    # Replay the game on an independent model of docs/games/halloween.md §2.4–2.7.
     roles, accepted = deal.seats, table.accepted
     living = list(range(1, players + 1))
     expected: list[dict[str, Any]] = []
@@ -132,7 +133,7 @@ def test_random_games_follow_an_independent_model(table: FakeTable) -> None:
 
 
 def _winner(roles: tuple[str, ...], living: list[int]) -> str | None:
-    """An independent RULES.md 2.7."""
+    """An independent model of docs/games/halloween.md §2.7."""
     vampires = [s for s in living if roles[s - 1] == VAMPIRE]
     if not vampires:
         return VILLAGERS

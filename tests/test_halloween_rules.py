@@ -56,7 +56,7 @@ from tests.support import switches_maker
 
 V, W, H, C = VAMPIRE, WITCH, HUNTER, VILLAGER
 VARIANT = get_variant("halloween")
-BASE = Deal((V, V, W, H, C, C, C))  # RULES.md 2.10's table
+BASE = Deal((V, V, W, H, C, C, C))  # the table of docs/games/halloween.md §2.10
 
 
 switches = switches_maker(VARIANT, HalloweenSwitches)
@@ -65,7 +65,7 @@ switches = switches_maker(VARIANT, HalloweenSwitches)
 DEFAULT = switches()
 
 
-# --- night resolution (RULES.md 2.5) ---------------------------------------------------------
+# --- night resolution (docs/games/halloween.md §2.5) -----------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_night_victim(attack: int | None, protected: int | None, victim: int | N
     assert night_victim(attack, protected) == victim
 
 
-# --- the vote (RULES.md 2.6) ----------------------------------------------------------------
+# --- the vote (docs/games/halloween.md §2.6) ------------------------------------------------
 
 
 def test_a_unique_leader() -> None:
@@ -134,7 +134,7 @@ def test_first_voter_needs_somebody_alive() -> None:
         first_voter(None, [], 7)
 
 
-# --- win checks (RULES.md 2.7) --------------------------------------------------------------
+# --- win checks (docs/games/halloween.md §2.7) ----------------------------------------------
 
 
 ROLES7 = (V, V, W, H, C, C, C)
@@ -175,7 +175,7 @@ def test_win_lines(winner: str, limit: int, line: str) -> None:
     assert win_line(winner, limit) == line
 
 
-# --- switches (RULES.md section 5) ----------------------------------------------------------
+# --- switches (docs/rules.md §5) ------------------------------------------------------------
 
 
 def test_default_switches() -> None:
@@ -197,7 +197,7 @@ def test_window_s_overrides_every_window() -> None:
     assert (sw.window(V), sw.window(W), sw.window(H)) == (25, 10, 12.5)
 
 
-# --- compositions (RULES.md 2.2) --------------------------------------------------------------
+# --- compositions (docs/games/halloween.md §2.2) ----------------------------------------------
 
 
 @pytest.mark.parametrize(

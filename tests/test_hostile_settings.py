@@ -1,4 +1,4 @@
-"""Issue 29: a remembered set-up file anyone at the laptop could have put there.
+"""A remembered set-up file anyone at the laptop could have put there.
 
 A bad value, a wrong type, a file nested thousands deep, a named pipe, /dev/zero: the
 set-up screen opens with the defaults and says in one line what it did not take; it

@@ -1,4 +1,4 @@
-"""The import graph of ``narrator/`` keeps its layers (issue 27, item 7).
+"""The import graph of ``narrator/`` keeps its layers.
 
 Every import counts, the ones inside functions too: a lazy import hides a cycle from
 Python, not from the reader. The graph is read from the source with ``ast``, so a module

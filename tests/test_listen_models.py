@@ -259,7 +259,7 @@ def test_play_with_voice_input_and_no_model_is_keypad_only(tmp_path: Path) -> No
     assert voice_input(keypad, None, keys, voice, sound)[:3] == (keys, voice, sound)  # type: ignore[arg-type]
     assert voice.said == []
     spoken = TableSettings(game="onenight", input="voice", asr_model=tmp_path / "none")
-    # No model: the keypad alone (issue 13), said once.
+    # No model: the keypad alone, said once.
     assert voice_input(spoken, None, keys, voice, sound)[:3] == (keys, voice, sound)  # type: ignore[arg-type]
     assert voice.said == [lexicon_for("ru").message("say_off")]
     spoken.demo = True  # demo players answer by keypad: no microphone
@@ -339,7 +339,7 @@ def test_a_folder_name_too_long_is_a_problem_not_a_traceback(
 def test_russian_voice_input_without_the_vosk_model_says_so_in_russian(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """pocketsphinx does not listen to Russian unasked (issue 30): with no Vosk model the
+    """pocketsphinx does not listen to Russian unasked: with no Vosk model the
     table says, in the game's language, which model is needed and the command that gets it."""
     from narrator.listen import models
     from narrator.listen.engines import NeedsModel

@@ -1,5 +1,4 @@
-"""Every utterance at an open day question gets a reaction, and only for that question
-(issue 28, item 12; issue 30, item 7).
+"""Every utterance at an open day question gets a reaction, and only for that question.
 
 Real audio (the project's corpus voices) through the real recogniser (pocketsphinx,
 the default with no download), the real listener and ``VoiceKeys``; what they hand

@@ -75,7 +75,7 @@ def outcomes(engine: SphinxEngine, clips: list[corpus.Clip]) -> dict[str, int]:
 def test_with_no_model_downloaded_each_language_has_an_engine(tmp_path: Path) -> None:
     english = choose("en", folder=tmp_path)
     assert (english.engine, english.experimental) == ("whisper", False)
-    # Russian: pocketsphinx takes too many wrong seats to listen unasked (issue 30).
+    # Russian: pocketsphinx takes too many wrong seats to listen unasked.
     with pytest.raises(ConfigError, match=r"needs the Vosk model: narrator models download ru"):
         choose("ru", folder=tmp_path)
     russian = choose("ru", "sphinx", folder=tmp_path)
@@ -185,7 +185,7 @@ def test_the_stream_gives_the_engine_the_utterance_and_a_moment_before_it(
 
 
 # Least share right of the clean answers, most share of chatter taken for an answer, least
-# nominations right (of 9). With the thresholds tuned for few wrong seats (issue 30),
+# nominations right (of 9). With the thresholds tuned for few wrong seats,
 # measured (one speed, three voices): ru 44 % right, 0 nominations (every one
 # "not understood", none wrong). Russian is spelled in English phones: experimental.
 MARGINS = {

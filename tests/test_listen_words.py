@@ -154,7 +154,7 @@ def test_thanks_ends_a_speech_and_repeat_asks_again() -> None:
     assert interpret("thank you", None, ENGLISH).end
     assert interpret("повторите", None, RUSSIAN).repeat
     assert interpret("repeat", count_prompt(Tag(day(1), "vote", 1), 9), ENGLISH).repeat
-    # «Спасибо» ends a speech only as the whole utterance (issue 30): with a nomination
+    # «Спасибо» ends a speech only as the whole utterance: with a nomination
     # or talk around it, the speech goes on.
     both = interpret("выставляю семь спасибо", nominate(), RUSSIAN)
     assert both.answer == "7" and not both.end

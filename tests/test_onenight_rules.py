@@ -52,7 +52,7 @@ switches = switches_maker(VARIANT, OneNightSwitches)
 DEFAULT = switches()
 
 
-# --- burned_by (RULES.md 1.6) -----------------------------------------------------------------
+# --- burned_by (docs/games/onenight.md §1.6) --------------------------------------------------
 
 
 def test_a_clear_majority_burns_one() -> None:
@@ -98,7 +98,7 @@ def test_a_three_way_tie() -> None:
     assert burned_by({1: 2, 2: 1, 3: 4, 4: 3, 5: 1, 6: 2, 7: 3, 8: 4}) == (1, 2, 3, 4)
 
 
-# --- winner_of (RULES.md 1.7) -----------------------------------------------------------------
+# --- winner_of (docs/games/onenight.md §1.7) --------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_each_row_has_its_line(winner: str, wolves_among_players: bool, line: st
     assert win_line(winner, wolves_among_players) == line
 
 
-# --- switches (RULES.md section 5) ------------------------------------------------------------
+# --- switches (docs/rules.md §5) --------------------------------------------------------------
 
 
 def test_default_switches() -> None:
@@ -169,7 +169,7 @@ def test_switches_are_frozen() -> None:
         DEFAULT.center_cards = 4  # type: ignore[misc]
 
 
-# --- compositions (RULES.md 1.2) --------------------------------------------------------------
+# --- compositions (docs/games/onenight.md §1.2) -----------------------------------------------
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
@@ -347,7 +347,7 @@ def test_lone_wolf_prompt_takes_one_centre_card() -> None:
         prompt.accept("2")
 
 
-# --- the lone wolf peek switch (RULES.md 1.4, A-9) --------------------------------------------
+# --- the lone wolf peek switch (docs/games/onenight.md §1.4, A-9) -----------------------------
 
 
 def play(deal: Deal, answers: Mapping[str, str], **options: Any) -> list[Step]:

@@ -1,4 +1,4 @@
-"""Issue 29 item 5: an output path is checked before any work: one line, exit 2, and
+"""An output path is checked before any work: one line, exit 2, and
 nothing made (no missing folder is created, no game is rendered)."""
 
 from __future__ import annotations

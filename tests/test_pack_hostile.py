@@ -1,4 +1,4 @@
-"""Issue 29, item 2: a friend's voice pack cannot escape the packs folder, exhaust the
+"""A friend's voice pack cannot escape the packs folder, exhaust the
 machine or crash the importer.
 
 Each class here failed before the safe importer: a manifest's ``name`` was used as a

@@ -1,4 +1,4 @@
-"""Prompt ids are unique within a game, so a game's answers replay it exactly (issue 17 #8).
+"""Prompt ids are unique within a game, so a game's answers replay it exactly.
 
 A scenario file gives one answer (or one list of attempts) per prompt id, so a
 game that asked one id twice could not be written down: the second asking saw no

@@ -352,7 +352,7 @@ def test_every_seed_phrase_is_stressed_right_by_festival() -> None:
 
 @needs_festival
 def test_without_the_file_festival_gets_the_deal_line_wrong() -> None:
-    """The reason for the file: «гла́за», «посмо́трите» (as the issue heard it)."""
+    """The reason for the file: «гла́за», «посмо́трите» (as a listener heard it)."""
     (words,) = stress_report.festival_words([made("").apply(DEAL_CALL, "festival")])
     assert words is not None
     got = {stress_report.marked(name, stress) for name, stress in words}

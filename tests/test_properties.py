@@ -1,4 +1,5 @@
-"""Property tests of «Ночь оборотня» against an independent model of RULES.md 1.
+"""Property tests of «Ночь оборотня» against an independent
+model of docs/games/onenight.md.
 
 The invariants every game keeps (the dead, leaks, public facts, catalogs) are in
 test_invariants.py; here random games on the harness' fake table are checked
@@ -131,7 +132,8 @@ def test_secrets_show_the_true_cards(table: FakeTable) -> None:
 
 
 def test_the_fake_table_plays_a_t1() -> None:
-    """RULES.md A-T1 through the fake table: the spirit steals a wolf, the tie burns 1 and 3."""
+    """A-T1 (docs/games/onenight.md §1.10) through the fake table: the spirit steals a wolf,
+    the tie burns 1 and 3."""
     deal = Deal((WEREWOLF, WEREWOLF, HIGH_INQUISITOR, SPIRIT, "inquisitor"), ("inquisitor",) * 3)
     answers = {"n1.high_inquisitor": "1", "n1.spirit": "1"}
     answers |= {f"d1.vote.{voter}": str(target) for voter, target in enumerate((4, 3, 1, 3, 1), 1)}

@@ -1,4 +1,4 @@
-"""Issue 29 item 4: a damaged record is named, never silently left out or resumed from an
+"""A damaged record is named, never silently left out or resumed from an
 earlier point; a torn last frame (a game killed while writing) still resumes."""
 
 from __future__ import annotations

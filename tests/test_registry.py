@@ -75,7 +75,7 @@ def test_a_table_size_outside_the_range_is_refused_naming_it(game: str) -> None:
             check_players(variant, seats.stop)
 
 
-# --- every game's switches (RULES.md section 5) ------------------------------------------------
+# --- every game's switches (docs/rules.md §5) --------------------------------------------------
 
 
 @pytest.mark.parametrize("game", known_names())

@@ -374,7 +374,7 @@ class SpeakingVoice(SilentVoice):
 def test_an_undo_asks_the_question_again_at_once_with_the_answers_that_count(
     game: str, players: int, seed: int, number: int
 ) -> None:
-    """Issue 28 #10: from the confirm to the question open again, the table hears one
+    """From the confirm to the question open again, the table hears one
     short line (not the lines before the question, heard already, nor a line naming the
     answer, which is rendered only when said); the page keeps the «… — Принято.» lines
     of the answers that still count and says which answer went."""

@@ -1,4 +1,4 @@
-"""Issue 17: secrets kept off logs and recordings, no hangs, no crashes on hostile input.
+"""Secrets kept off logs and recordings, no hangs, no crashes on hostile input.
 
 Each group failed before its fix: a piped text host wrote every card (#5); the
 knock bed drew from the deal's seed (#6); the virtual clock stalled a hair before
@@ -321,7 +321,7 @@ def test_dev_zero_is_not_read_at_all(capsys: pytest.CaptureFixture[str]) -> None
 def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 29: ``scenario run`` on a FIFO blocked for ever (nothing ever writes it)."""
+    """``scenario run`` on a FIFO once blocked for ever (nothing ever writes it)."""
     pipe = tmp_path / "game.toml"
     os.mkfifo(pipe)
     one_line_error(capsys, run_main(["scenario", "run", str(pipe)]), str(pipe), "a named pipe")

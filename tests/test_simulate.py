@@ -443,7 +443,7 @@ def test_a_composition_of_ones_own_wins_over_the_recommended_one() -> None:
 
 def test_the_seeds_own_composition_stays_the_default_where_the_seed_fixes_it() -> None:
     """The seed's worked example deals 7 players 2 vampires, a witch and a hunter: there the
-    recommendation is advice only, the rules' table (RULES.md 2.2) is dealt."""
+    recommendation is advice only, the rules' table (docs/games/halloween.md §2.2) is dealt."""
     from narrator.rules.recommended import HALLOWEEN
     from narrator.rules.recommended import with_recommended
 

@@ -1,4 +1,4 @@
-"""Hostile speech input (issue 29, item 3): a user's pronunciation file that would expand
+"""Hostile speech input: a user's pronunciation file that would expand
 every line, or is nested 2,000 deep, is refused in one line; the caps on entries, on what
 one entry says and on how long it may make a line."""
 

@@ -1,4 +1,5 @@
-"""Property tests of «Свердловск Мафия Клуб» against an independent model of RULES.md 3.
+"""Property tests of «Свердловск Мафия Клуб» against an independent
+model of docs/games/sport_mafia.md.
 
 The invariants every game keeps (the dead, leaks, public facts, catalogs) are in
 test_invariants.py; here random games on the harness' fake table are checked for

@@ -1,4 +1,4 @@
-"""«Свердловск Мафия Клуб» rules tested directly (RULES.md section 3).
+"""«Свердловск Мафия Клуб» rules tested directly (docs/games/sport_mafia.md).
 
 The plain resolution functions, the prompts' checks, the switches, the deal, and
 the script's behaviour under each switch. Acceptance tests C-T1 … C-T10 live in
@@ -62,7 +62,8 @@ from tests.support import switches_maker
 VARIANT = get_variant("sport_mafia")
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 C, S, M, D = CIVILIAN, SHERIFF, MAFIA, DON
-# RULES.md 3.12 base deal: Don 3, mafia 6 and 9, sheriff 7, civilians 1, 2, 4, 5, 8, 10.
+# The base deal of docs/games/sport_mafia.md §3.12: Don 3, mafia 6 and 9, sheriff 7,
+# civilians 1, 2, 4, 5, 8, 10.
 BASE = Deal((C, C, D, C, C, M, S, C, M, C))
 ALL = tuple(range(1, 11))
 
@@ -707,7 +708,7 @@ def test_unvoted_to_last_false_a_tie_still_goes_to_the_perestrelka() -> None:
 
 
 def test_unvoted_to_last_false_nobody_leaves_without_a_single_hand() -> None:
-    # A choice where RULES.md 3.7 is silent: no hands at all is not a "majority".
+    # A choice where docs/games/sport_mafia.md §3.7 is silent: no hands at all is not a "majority".
     answers = {"d1.nominate.1": "4", "d1.nominate.2": "9"}
     steps = phase_steps(play(BASE, answers, unvoted_to_last=False), "d1")
     assert "sport.nobody_leaves" in keys(steps)
@@ -768,7 +769,7 @@ def test_a_game_ending_shot_skips_the_last_word() -> None:
     assert not timers(morning, "last_word")
 
 
-# --- switches (RULES.md section 5) -------------------------------------------------------
+# --- switches (docs/rules.md §5) ---------------------------------------------------------
 
 
 def test_default_switches() -> None:

@@ -780,7 +780,7 @@ def test_a_whole_halloween_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.hear("halloween.witch_sleep")
         await g.window(("halloween.hunter_wake", {}))
         await g.type(str(check))
-        # the hunter (2) checks a vampire: the box names whom (issue 28 #13)
+        # the hunter (2) checks a vampire: the box names whom
         await g.secret(g.t("screen.secret_seat_token", seat=check, verdict=g.t("secret.yes")))
         await g.hear("halloween.hunter_sleep")
         await g.hear("halloween.morning")
@@ -938,7 +938,7 @@ def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         await g.hear("alliance.night_falls", phase=f"n{number}")
         first = "alliance.wolves_wake_first" if number == 1 else "alliance.wolves_wake"
         await g.window((first, {}))
-        if number == 1:  # they meet (issue 28 #5)
+        if number == 1:  # they meet
             await g.secret(g.t("shown.wolves", seats="3, 8, 9"))
         await g.type(str(victim))
         await g.accepted("", str(victim))
@@ -948,7 +948,7 @@ def test_a_whole_alliance_game_on_the_keypad(run: Run, tmp_path: Path) -> None:
         if poison is not None:
             await g.press(str(poison), "enter")  # ... and the poison, typed at once
         await g.secret(g.t("shown.witch_save", seats=str(victim)))  # for the witch (4) only
-        # the live area names the question the keypad answers (issue 28 #6)
+        # the live area names the question the keypad answers
         await g.accepted(g.t("prompt.alliance.witch_save"), g.t("answer.no"))
         if poison is not None:
             await g.accepted(g.t("prompt.alliance.witch_poison"), str(poison))

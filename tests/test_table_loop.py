@@ -2,7 +2,7 @@
 
 Spoken answers arrive as attempts for their prompt (never as simulated key
 presses); several seats and the sheriff's order are typed with keypad keys;
-a window's ticks depend only on its start and length (issue 17 #3).
+a window's ticks depend only on its start and length.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def test_ticks_depend_only_on_the_window_start_and_length() -> None:
     assert len(nobody) == 3
 
 
-# --- public pauses and claims teach nothing about hidden roles (issue 17 #1, #2) ---------
+# --- public pauses and claims teach nothing about hidden roles ---------------------------
 
 
 def pause_prompts(deal_hunter: bool) -> list[Prompt]:
@@ -282,7 +282,7 @@ def test_the_claimant_has_his_seconds_after_the_claim_line_however_slow_the_voic
     assert claim_run((8,), confirmed, line_s=9.0)[0] == ExplodeAnswer(8, 3)
 
 
-# --- timers and stopping (issue 12 #3, #11) ----------------------------------------------
+# --- timers and stopping -----------------------------------------------------------------
 
 
 def discussion(typed: list[str | Attempt]) -> list[str]:
@@ -422,7 +422,7 @@ def test_a_record_cannot_give_a_role_an_action_its_prompt_refuses() -> None:
 
 def test_the_stop_question_does_not_promise_a_record_the_disk_refused() -> None:
     """A full disk: the record is not kept, so the stop question says so and does not
-    say «Протокол игры сохранён» (issue 28, item 14). The record learns it from the
+    say «Протокол игры сохранён». The record learns it from the
     sink that failed."""
     import errno
 

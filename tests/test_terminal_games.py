@@ -595,7 +595,7 @@ def verdict_of(box: str) -> str:
 
 
 def partners_met(end_lines: Sequence[str]) -> set[str]:
-    """The alliance wolves' box on night 1 (issue 28 #5): who the others are, shown in
+    """The alliance wolves' box on night 1: who the others are, shown in
     their window but no rules secret, so the end screen does not tell it."""
     wolf = t("role.werewolf")
     pattern = re.escape(t("reveal.seat", seat="SEAT", role=wolf)).replace("SEAT", "(\\d+)")

@@ -1,4 +1,4 @@
-"""Keys typed while a line is being spoken count for what that line opens (issue 28 #8):
+"""Keys typed while a line is being spoken count for what that line opens:
 people at a table type at once. Enter during «Игрок номер 1, откройте глаза…» shows the
 card when the line ends; a seat typed during a window's wake line is that window's
 answer. Keys typed before a line, for something already closed, still count for nothing.

@@ -1,6 +1,6 @@
 """A game speaks at once: its lines are rendered in the background, in a public order.
 
-Issue 28, item 11. The speech engine is the real espeak-ng behind a wrapper that
+The speech engine is the real espeak-ng behind a wrapper that
 writes down what it renders and, where a test says so, holds the background
 thread (``speech-ahead``) inside its render until the test lets it go: what the
 game could say meanwhile is then known exactly, with nothing timed. Item 10's
@@ -207,7 +207,7 @@ class ClipVoice:
 
 
 def test_an_undo_renders_nothing_with_the_lines_rendered_ahead(espeak: GatedEngine) -> None:
-    """Issue 28 #10: the line an undo says is one a game renders ahead; from the confirm to
+    """The line an undo says is one a game renders ahead; from the confirm to
     the question asked again nothing is rendered (a line naming the answer was)."""
     game, players, seed = "sport_mafia", 10, 5
     variant, switches, deal = setup(game, players, seed)

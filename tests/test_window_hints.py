@@ -1,5 +1,5 @@
 """The keys hint of every night window is true for every answer the window takes, and
-names no form it refuses (issue 28 #7): a guard told «1 — да», a witch told «0 — никого»
+names no form it refuses: a guard told «1 — да», a witch told «0 — никого»
 though she may not skip, a spirit told about centre cards.
 
 The hint belongs to the window (which role wakes is public), so it is the same whether

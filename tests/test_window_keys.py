@@ -1,4 +1,4 @@
-"""One reaction per key in every woken window, its role held or not (issue 28 #4).
+"""One reaction per key in every woken window, its role held or not.
 
 A key typed in a night window must not tell whether the window's card is dealt: the
 real table loop plays each game twice, under two deals with the same public facts, one
@@ -289,7 +289,7 @@ def test_the_alliance_witchs_two_questions_react_alike_when_she_died() -> None:
 
 def test_the_witch_sees_which_question_the_keypad_answers() -> None:
     """«Используешь целебное зелье? Используешь яд — и на кого?» in one line: the live
-    area names the question open, the potion first, then the poison (issue 28 #6)."""
+    area names the question open, the potion first, then the poison."""
     keys = {"n1.witch_save": ["0", ENTER, "3", ENTER]}  # no potion; the poison on seat 3
     deal = Deal((AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF))
     window = reactions("alliance", deal, ALLIANCE, stop_before="d1", keys_for=keys)["n1.witch_save"]
@@ -301,7 +301,7 @@ def test_the_witch_sees_which_question_the_keypad_answers() -> None:
 
 def test_the_alliance_werewolves_see_each_other_on_night_1() -> None:
     """«Оборотни, проснитесь и узнайте друг друга»: the screen of their window names them
-    all, as halloween's vampires and sport mafia's black team see theirs (issue 28 #5)."""
+    all, as halloween's vampires and sport mafia's black team see theirs."""
     deal = Deal((AVILL, AVILL, AVILL, SEER, AWITCH, AHUNTER, AWOLF, AWOLF, AWOLF))
     shown = played("alliance", deal, ALLIANCE, stop_before="d3").reactions.secrets
     assert ("n1.wolves", "Werewolves: players number 7, 8, 9") in shown
@@ -337,7 +337,7 @@ MORNINGS = [
 def test_the_morning_line_is_said_under_morning_not_the_night(
     game: str, deal: Deal, line: str, bar: str
 ) -> None:
-    """«Наступило утро» with «Ночь 1» on the bar: the bar names the morning (issue 28 #13),
+    """«Наступило утро» with «Ночь 1» on the bar: the bar names the morning,
     or the day when the day has already begun."""
     table = played(game, deal, {"discussion_s": 1} if game == "onenight" else {}, stop_before="d3")
     assert (line, bar) in table.listener.heard

@@ -1,7 +1,7 @@
 """The game journal: sealed while the game runs, plain JSON lines once it has ended.
 
 Secrets must not lie in a readable file while the players sit at the laptop
-(RULES.md 0.5), yet a crash, a ``kill -9`` or a power cut must not lose the
+(docs/rules.md §0.5), yet a crash, a ``kill -9`` or a power cut must not lose the
 game: it is continued from its record (narrator.resume). So the record is
 written twice over its life:
 

@@ -1,4 +1,4 @@
-"""The table waits for its sound: a device that goes away pauses the game (issue 13).
+"""The table waits for its sound: a device that goes away pauses the game.
 
 When the sound device is lost (unplugged, its server stopped, suspended) nothing
 the narrator says or knocks can be heard, so the game waits: the clock stands

@@ -145,7 +145,7 @@ class TableDriver(Driver):
             return  # said before the stop: silent now
         if not self._collecting:  # a cue or a warning said while keys are being read
             self._discard_keys()  # typed before this line, for what is over: nothing
-        self.voice.say(key, text)  # typed while it is said: for what it opens (issue 28 #8)
+        self.voice.say(key, text)  # typed while it is said: for what it opens
 
     def _discard_keys(self) -> None:
         """Wrong-time input is inert: read and drop whatever was typed."""
@@ -321,7 +321,7 @@ class TableDriver(Driver):
         self.screen.clear()
         self.screen.line(self._last_line)
         self.screen.line(self.t(words.window_hint(self.catalog, self.game, step.tag)))
-        if step.meet and step.seats:  # they meet: each sees the others (issue 28 #5)
+        if step.meet and step.seats:  # they meet: each sees the others
             met = Secret.seats(step.seats if len(step.seats) > 1 else ())
             self.screen.secret(words.secret_text(self.catalog, step.tag, met))
 
@@ -339,7 +339,7 @@ class TableDriver(Driver):
             self.screen.clear()  # a night or a day starts on a clean page
 
     def _morning(self) -> None:
-        """The line that ends a night is said under «Утро», not «Ночь 1» (issue 28 #13)."""
+        """The line that ends a night is said under «Утро», not «Ночь 1»."""
         if self._game is not None and self.phase.by_night:
             self.screen.table(replace(self._game.public_view(), dawn=True), None)
 
@@ -421,7 +421,7 @@ class TableDriver(Driver):
     def _ask_decoy(self, window: Wake, decoy: Decoy) -> None:
         """A window nobody is in asks its questions all the same, as :meth:`ask` and
         :meth:`show` would: typed keys, refusals, «Принято» and a card or a verdict drawn
-        at random look as they would for a holder (issue 28 #4). Nothing is recorded."""
+        at random look as they would for a holder. Nothing is recorded."""
         answers: tuple[Answer, ...] = ()
         while (prompt := decoy.questions(answers)) is not None:
             label = words.window_label(self.catalog, self.game, prompt)
@@ -496,7 +496,7 @@ class TableDriver(Driver):
         """Stop only on an explicit yes; a second Esc (or any other key) goes on.
 
         By day the game time stands still meanwhile, so no speech or answer is lost;
-        at night it runs on, because a pause would be heard (issue 17 #4).
+        at night it runs on, because a pause would be heard.
         """
         held = self.dialogs.stop(saved=self._record.lost is None)
         if not self.phase.by_night:

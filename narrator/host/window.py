@@ -20,7 +20,7 @@ TICKS_FROM = 3.0  # a wake window ticks in its last seconds (when ticks are on)
 
 class WindowTimes:
     """When a window's cues are due (from its start) and when it ticks: a function of
-    its start and length only, never of what was typed in it (issue 17 #3)."""
+    its start and length only, never of what was typed in it."""
 
     def __init__(self, window: Wake | None = None, start: float = 0.0, ticks: bool = False):
         self.start = start

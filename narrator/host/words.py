@@ -53,7 +53,7 @@ def secret_text(catalog: Catalog, tag: Tag, secret: Secret, answer: Answer | Non
         key = f"shown.{action}" if f"shown.{action}" in catalog.lines else "shown.seats"
         return t(key, seats=", ".join(secret.values))
     verdict = t(f"secret.{secret.values[0]}")
-    if isinstance(answer, SeatAnswer):  # a check: whom it is about (issue 28 #13)
+    if isinstance(answer, SeatAnswer):  # a check: whom it is about
         return t("screen.secret_seat_token", seat=answer.seat, verdict=verdict)
     return verdict
 

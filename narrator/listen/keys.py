@@ -14,7 +14,7 @@ keypad alone: said once on the screen (with the reason) and aloud (by day: a
 line said at night would be heard by everyone with their eyes shut).
 
 The microphone is open only for a prompt the rules let be spoken (a day prompt;
-a night one never, RULES.md 0.5) or, by day with no question open, for «спасибо» alone. It is
+a night one never, docs/rules.md §0.5) or, by day with no question open, for «спасибо» alone. It is
 closed while the narrator speaks (``watch_voice``) and from the start of the
 night's knock bed until its dawn chime has rung out (``watch_sound``).
 

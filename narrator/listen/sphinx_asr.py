@@ -60,7 +60,7 @@ from narrator.voice.install import require
 
 PACKAGE = "pip install pocketsphinx==5.1.1"
 LANGS = ("en", "ru")
-EXPERIMENTAL = frozenset(LANGS)  # measured far from the goals (issue 30): only with --asr
+EXPERIMENTAL = frozenset(LANGS)  # measured far from the goals: only with --asr
 LONGEST_S = 10.0  # audio kept of one utterance (the endpointer gives up at 4 s)
 GARBAGE = "unk_"  # the words that stand for speech outside the grammar
 GARBAGE_WEIGHT = 0.01  # their branch's weight against the answers' (1)

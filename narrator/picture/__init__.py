@@ -3,7 +3,7 @@
 ``narrator show RECORD`` draws one from a finished game's record; the table draws
 one next to the record when a game ends (narrator.app). Only the record of a game
 that has ended is drawn: while a game runs or after it stopped, its record is
-sealed, and nothing of it may be written in the clear (RULES.md 0.5).
+sealed, and nothing of it may be written in the clear (docs/rules.md §0.5).
 """
 
 from __future__ import annotations

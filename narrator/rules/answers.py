@@ -140,7 +140,7 @@ class PressesAnswer:
     """Space presses in a call-mode shooting: the seat being called at each press.
 
     ``None`` is a press before the first number was called. The rules judge
-    whether the presses make a hit (RULES.md 0.5), not the host.
+    whether the presses make a hit (docs/rules.md §0.5), not the host.
     """
 
     seats: tuple[int | None, ...]

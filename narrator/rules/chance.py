@@ -1,4 +1,5 @@
-"""What the rules leave to chance, as a step of the script (RULES.md 4.4, 4.6-3, 4.8).
+"""What the rules leave to chance, as a step of the script: alliance's lovers when Cupid
+names none and its speaking orders (docs/games/alliance.md §4.4, §4.6 item 3, §4.8).
 
 A script never draws from a random stream itself: it yields a :class:`Chance`, and
 the driver answers it like a prompt nobody at the table answers. The driver draws

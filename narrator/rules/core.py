@@ -76,7 +76,7 @@ class Composition:
 
 
 class Switches(BaseModel):
-    """Rule switches of RULES.md section 5; every variant extends this model."""
+    """Rule switches of docs/rules.md §5; every variant extends this model."""
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -184,7 +184,7 @@ class Tagged:
 class Decoy:
     """The questions of a woken window as it stands when nobody is in it (its card in the
     centre, its role dead): the table opens them all the same, so that a key typed in the
-    window gets the same reaction whether its role is held or not (issue 28 #4).
+    window gets the same reaction whether its role is held or not.
 
     Made of public facts only (the chooser is nobody; what only a holder knows, such as a
     potion left, is left out), and answered into nothing: no rule ever sees the answer.
@@ -260,7 +260,7 @@ class Show(Tagged):
     to: tuple[Seat, ...]
     secret: Secret
 
-    prompt = Tagged.id  # the prompt id a secret is listed under (SCENARIOS.md)
+    prompt = Tagged.id  # the prompt id a secret is listed under (docs/scenarios.md)
 
 
 @quick_init
@@ -454,7 +454,7 @@ def check_deal(
     expected: Mapping[str, int],
     center: int = 0,
 ) -> None:
-    """The deal uses the game's role ids and exactly its composition (SCENARIOS.md).
+    """The deal uses the game's role ids and exactly its composition (docs/scenarios.md).
 
     Each problem is a ConfigError naming the seat (or centre card) and the role.
     """

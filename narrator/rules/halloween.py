@@ -1,4 +1,4 @@
-"""«Хэллоуинская мафия» (RULES.md section 2): vampires, a protecting witch, a checking hunter.
+"""«Хэллоуинская мафия» (docs/games/halloween.md): vampires, a protecting witch, a checking hunter.
 
 Every night the village closes its eyes and keeps a short silence, the
 vampires agree on one target, the witch protects somebody (never the same
@@ -8,7 +8,7 @@ between tied leaders.  Roles are turned face up when a player leaves, so a
 dead witch or hunter is not called (``call_dead_roles``).  The game is a draw
 after the vote of day ``cycle_limit``.
 
-The silence after «Деревня закрывает глаза…» (RULES.md 2.3, 5 s) is a public
+The silence after «Деревня закрывает глаза…» (docs/games/halloween.md §2.3, 5 s) is a public
 :class:`Timer` (``n<k>.silence``), not a wake window: nobody is awake in it and
 the scenario contract names no prompt for it, so it is not listed in
 ``windows``.
@@ -73,16 +73,17 @@ ROLES: Mapping[str, Role] = kit.teams(
     "vampires", vampires=(VAMPIRE,), villagers=(WITCH, HUNTER, VILLAGER)
 )
 
-# Winners of RULES.md 2.7.
+# Winners of docs/games/halloween.md §2.7.
 VILLAGERS = "villagers"
 VAMPIRES = "vampires"
 DRAW = "draw"
 
-# Causes of departure (SCENARIOS.md).
+# Causes of departure (docs/scenarios.md).
 ATTACKED = "attacked"
 VOTED = "voted"
 
-# RULES.md 2.2 (proposed): vampires per table size; one witch, one hunter, villagers the rest.
+# docs/games/halloween.md §2.2 (proposed): vampires per table size; one witch, one hunter,
+# villagers the rest.
 VAMPIRES_FOR = {7: 2, 8: 2, 9: 2, 10: 3, 11: 3, 12: 3}
 SEAT_COUNTS = range(7, 13)
 SEED_CYCLES = 6  # the seed's limit: its own announcement and draw lines
@@ -118,7 +119,8 @@ class HalloweenSwitches(Switches):
 
 
 def night_victim(attack: Seat | None, protected: Seat | None) -> Seat | None:
-    """Who leaves at dawn (RULES.md 2.5): the target, unless nobody attacked or it was protected."""
+    """Who leaves at dawn (docs/games/halloween.md §2.5): the target, unless nobody attacked
+    or it was protected."""
     if attack is None or attack == protected:
         return None
     return attack
@@ -134,7 +136,8 @@ def leaders(votes: Mapping[Seat, Seat | None]) -> tuple[Seat, ...]:
 
 
 def winner_of(roles: Sequence[str], living: Iterable[Seat]) -> str | None:
-    """RULES.md 2.7: villagers with no vampire left, vampires when they are not fewer (in order)."""
+    """Villagers with no vampire left, vampires when they are not fewer, in that order
+    (docs/games/halloween.md §2.7)."""
     alive = list(living)
     vampires = sum(1 for seat in alive if roles[seat - 1] == VAMPIRE)
     if vampires == 0:
@@ -144,7 +147,7 @@ def winner_of(roles: Sequence[str], living: Iterable[Seat]) -> str | None:
     return None
 
 
-# RULES.md 2.6-1: day 1 from the lowest living seat, then the next living seat
+# docs/games/halloween.md §2.6 item 1: day 1 from the lowest living seat, then the next living seat
 # clockwise after the previous day's first voter (who may have left since).
 first_voter = first_in_turn
 
@@ -155,7 +158,7 @@ def voting_order(first: Seat, living: Sequence[Seat], players: int) -> tuple[Sea
 
 
 def default_counts(players: int) -> dict[str, int]:
-    """The proposed table of RULES.md 2.2."""
+    """The proposed table of docs/games/halloween.md §2.2."""
     vampires = VAMPIRES_FOR[players]
     return {VAMPIRE: vampires, WITCH: 1, HUNTER: 1, VILLAGER: players - vampires - 2}
 
@@ -196,7 +199,8 @@ def _not_a_vampire(vampires: Sequence[Seat]) -> Rule:
 def vampires_prompt(
     night: int, vampires: Sequence[Seat], living: Sequence[Seat], players: int
 ) -> Prompt:
-    """One agreed target: a living player of the other side, or nobody (RULES.md 2.4).
+    """One agreed target: a living player of the other side, or nobody
+    (docs/games/halloween.md §2.4).
 
     Not agreed within the window: no attack.
     """
@@ -240,7 +244,7 @@ def vote_prompt(
 ) -> Prompt:
     """A candidate (another living player; in a revote one of the leaders) or abstain.
 
-    No answer: the voter abstains (RULES.md 0.3).
+    No answer: the voter abstains (docs/rules.md §0.3).
     """
     targets = [s for s in candidates if allow_self or s != voter]
     rules: tuple[Rule, ...] = (living_only(living), kit.in_revote(candidates))
@@ -297,7 +301,8 @@ def game_script(deal: Deal, sw: HalloweenSwitches) -> Script:
 
 
 def pregame(table: Table) -> Flow[None]:
-    """RULES.md 2.3 S0: the composition and the cycle limit are announced before the deal."""
+    """The composition and the cycle limit are announced before the deal
+    (docs/games/halloween.md §2.3, S0)."""
     players, sw = table.players, table.sw
     counts = Counter(table.roles)
     yield Say("halloween.intro")

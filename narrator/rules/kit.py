@@ -113,7 +113,7 @@ def override_counts(
 ) -> dict[str, int]:
     """``counts`` with the ``roles`` switch (``"vampire=3,witch=1"``) applied and checked.
 
-    SCENARIOS.md: an override keeps at least one card of the evil team and the
+    docs/scenarios.md: an override keeps at least one card of the evil team and the
     evil team smaller than the rest.  ``rest`` is the plain role that fills the
     deck; each of ``singles`` has one card at most.  Naming the rest's count too
     (when ``rest_named``) means the counts must fill the deck exactly.

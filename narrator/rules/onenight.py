@@ -1,4 +1,4 @@
-"""«Ночь оборотня» (RULES.md section 1): one night, one discussion, one vote.
+"""«Ночь оборотня» (docs/games/onenight.md): one night, one discussion, one vote.
 
 The night order is fixed by the seed: high inquisitor, werewolves, spirit.
 Every window runs in full even when its card lies in the centre.
@@ -68,7 +68,7 @@ ROLES: Mapping[str, Role] = teams(
     "werewolves", werewolves=(WEREWOLF,), inquisition=(HIGH_INQUISITOR, SPIRIT, INQUISITOR)
 )
 
-# Winners of RULES.md 1.7.
+# Winners of docs/games/onenight.md §1.7.
 INQUISITION = "inquisition"
 WEREWOLVES = "werewolves"
 NOBODY_WINS = "none"
@@ -98,7 +98,8 @@ class OneNightSwitches(Switches):
 
 
 def burned_by(votes: Mapping[Seat, Seat | None]) -> tuple[Seat, ...]:
-    """Who burns (RULES.md 1.6): everyone tied at the top, unless nobody has 2+ votes."""
+    """Who burns (docs/games/onenight.md §1.6): everyone tied at the top, unless nobody has
+    2+ votes."""
     tally = Counter(target for target in votes.values() if target is not None)
     top = max(tally.values(), default=0)
     if top <= 1:
@@ -107,7 +108,7 @@ def burned_by(votes: Mapping[Seat, Seat | None]) -> tuple[Seat, ...]:
 
 
 def winner_of(final_cards: Sequence[str], burned: Iterable[Seat]) -> str:
-    """The win table of RULES.md 1.7, on the cards held at the end of the night."""
+    """The win table of docs/games/onenight.md §1.7, on the cards held at the end of the night."""
     wolves = {seat for seat, card in enumerate(final_cards, start=1) if card == WEREWOLF}
     burned_set = set(burned)
     if burned_set & wolves:
@@ -234,7 +235,7 @@ def night_and_day(deal: Deal, sw: OneNightSwitches) -> Script:
     yield Say("onenight.night")
     # Every window runs in full, its card dealt or in the centre.  The high inquisitor
     # acts on the initial deal: nothing has moved yet.
-    deck = deck_shows((*deal.seats, *center))  # a decoy's card: any of them (issue 28 #4)
+    deck = deck_shows((*deal.seats, *center))  # a decoy's card: any of them
     inquisitors = deal.seats_with(HIGH_INQUISITOR)
     yield from window(
         ("onenight.hi_wake", _centre_text(sw.seer_center_count)),

@@ -1,7 +1,7 @@
 """A phase of a game as a value: its kind and its number.
 
 A script says ``night(2)`` or ``day(1)``; the value is written as ``n2`` or ``d1`` only
-where it leaves the program (a prompt's id, a game record, a scenario file: SCENARIOS.md),
+where it leaves the program (a prompt's id, a game record, a scenario file: docs/scenarios.md),
 and read back from that text in one place, :meth:`PhaseId.parse`. What a phase is called
 aloud or on the screen is said by ``narrator.voice.catalog.phase_in_words``.
 """

@@ -33,7 +33,7 @@ Seat = int
 
 
 class Channel(StrEnum):
-    """Through what a prompt may be answered (RULES.md 0.5)."""
+    """Through what a prompt may be answered (docs/rules.md §0.5)."""
 
     KEYPAD = "keypad"  # typed at the laptop: every prompt, night and day
     VOICE = "voice"  # spoken aloud: day prompts only, never at night
@@ -45,7 +45,7 @@ class Channel(StrEnum):
 class Tag:
     """What a prompt, a window, a secret or a timer is about.
 
-    Its id (SCENARIOS.md: ``<phase>.<action>`` or ``<phase>.<action>.<seat>``)
+    Its id (docs/scenarios.md: ``<phase>.<action>`` or ``<phase>.<action>.<seat>``)
     is built from these fields; nothing outside the rules takes an id apart.
     ``about`` is the voter, speaker or candidate the prompt is about.
     """
@@ -85,7 +85,7 @@ class Prompt:
     (empty = the whole table, e.g. a hand count). ``accepts`` are the answer
     kinds it takes. ``check`` raises IllegalAction for a parsed answer the rules
     forbid. ``options`` lists every legal answer text (demo players, property
-    tests, grammars). ``default`` is what an expired window means (RULES.md 0.3).
+    tests, grammars). ``default`` is what an expired window means (docs/rules.md §0.3).
     ``channels`` say how it may be answered (empty: by its phase, see
     :func:`default_channels`). ``mark`` names the spoken words that must come
     before a spoken answer (``nominate``: «я выставляю …» inside one's speech).
@@ -93,12 +93,12 @@ class Prompt:
     ``blind`` marks a prompt answered in public whose answer may depend on a
     hidden role (the dead hunter's shot in a public pause): the table must react
     to every attempt in the same way, accepted or not, so that typing at it
-    teaches nothing (issue 12 #5, issue 17 #2).
+    teaches nothing.
     ``claim`` marks a public claim about one's own hidden role (a werewolf's
     self-explosion): the table says the line ``claim`` (parameter ``seat``, the
     claimant) and judges the attempt only once it is confirmed with Enter, so
     nobody can probe another seat's role silently; unconfirmed, the line
-    ``<claim>_unconfirmed`` is said, the same whatever the role (issue 17 #1).
+    ``<claim>_unconfirmed`` is said, the same whatever the role.
     """
 
     tag: Tag
@@ -135,7 +135,7 @@ class Prompt:
 
     @property
     def spoken(self) -> bool:
-        """May be answered aloud (a day prompt; never at night, RULES.md 0.5)."""
+        """May be answered aloud (a day prompt; never at night, docs/rules.md §0.5)."""
         return Channel.VOICE in self.channels
 
     def accept(self, text: str) -> Answer:

@@ -4,7 +4,7 @@ The table is written by scripts/recommend_compositions.py (docs/compositions.md 
 the figures): for each table size, of every allowed composition played under the
 ``informed`` policy (narrator.simulate), the one whose village win rate is closest to
 50 %. It is the set-up screen's default composition (``with_recommended``); the rules'
-own default table (RULES.md 2.2, the scenario files' contract) and what a ``roles``
+own default table (docs/games/halloween.md §2.2, the scenario files' contract) and what a ``roles``
 override is counted from stay as they are.
 """
 
@@ -27,8 +27,8 @@ HALLOWEEN: Mapping[int, Mapping[str, int]] = {
 
 RECOMMENDED: Mapping[str, Mapping[int, Mapping[str, int]]] = {"halloween": HALLOWEEN}
 # Table sizes whose composition the seed itself fixes: its worked example deals 7 players
-# 2 vampires, a witch and a hunter (RULES.md 2.2). The seed is authoritative, so there
-# the rules' own composition stays the default and the recommendation is only advice.
+# 2 vampires, a witch and a hunter (docs/games/halloween.md §2.2). The seed is authoritative,
+# so there the rules' own composition stays the default and the recommendation is only advice.
 SEED_FIXED: Mapping[str, frozenset[int]] = {"halloween": frozenset({7})}
 REST: Mapping[str, str] = {"halloween": "villager"}  # the card that fills the deck
 

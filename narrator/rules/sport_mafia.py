@@ -1,4 +1,4 @@
-"""«Свердловск Мафия Клуб» (RULES.md section 3): ten-seat sport mafia.
+"""«Свердловск Мафия Клуб» (docs/games/sport_mafia.md): ten-seat sport mafia.
 
 Night 0 deals the cards and lets the mafia meet; every later night the black
 players shoot together and the Don and the Sheriff check; every day has

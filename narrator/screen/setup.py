@@ -64,7 +64,7 @@ from narrator.voice.catalog import load_catalog
 
 
 class RulesScreen(ModalScreen[None]):
-    """A game's rules and roles, readable at the table (users have no RULES.md)."""
+    """A game's rules and roles, readable at the table (players have no docs/ beside them)."""
 
     CLOSE = frozenset({"escape", "enter", "slash", "question_mark", "q"})
     SCROLL: ClassVar[dict[str, str]] = {

@@ -57,7 +57,7 @@ MIN_WIDTH, MIN_HEIGHT = 60, 20
 FIXED_ROWS, LIVE_ROWS, SECRET_FRAME, PAGE_ROWS = 1 + 3 + 3 + 2, 6, 4, 8
 
 
-# Keys that would change what the table hears at night (issue 17 #4): pausing stops the
+# Keys that would change what the table hears at night: pausing stops the
 # knocks and stretches the window, repeating says the wake line again. At night they do
 # nothing (nor do / 1 and / 2), so a key press cannot tell the table that the called role
 # is awake.
@@ -103,7 +103,7 @@ class TailLog(Widget):
 
     It draws, each time it is drawn, only the lines that fit the height it has then
     (wrapped to its width): it cannot show older lines when the page above it grows,
-    not even for the frame between the page's growth and its own resize (issue 28 #13).
+    not even for the frame between the page's growth and its own resize.
     """
 
     def __init__(self, **kwargs: Any) -> None:
@@ -130,7 +130,7 @@ class TableApp(App[int]):
     """The table screen. ``game`` runs in a thread with this app's Screen and Keys."""
 
     # Ctrl+Q and Ctrl+C ask the same stop question as Esc instead of quitting at once, or
-    # showing textual's English hint (issue 12 #3, #11); on the set-up screen they leave.
+    # showing textual's English hint; on the set-up screen they leave.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "ask_stop", "stop", priority=True),
         Binding("ctrl+c", "ask_stop", "stop", priority=True, show=False),
@@ -388,7 +388,7 @@ class TableApp(App[int]):
 
         A line the narrator row above shows already (a window's wake line, said again on
         its page for the text host) is not drawn twice: at 80×24 the witch's window, its
-        box, both her answers and the keys fit only so (issue 28 #13).
+        box, both her answers and the keys fit only so.
         """
         tail: list[str] = []
         rows = 0

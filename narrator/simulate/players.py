@@ -57,7 +57,7 @@ class Unwatching:
 
 
 class RandomPlayers(Unwatching):
-    """Uniformly random legal answers, as the demo players give (RULES.md 0.3 otherwise).
+    """Uniformly random legal answers, as the demo players give (docs/rules.md §0.3 otherwise).
 
     Every prompt gets one of its options, each as likely; a prompt with none
     expires. Nobody interrupts a speech: an explosion is not an answer a speech

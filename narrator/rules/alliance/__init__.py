@@ -1,4 +1,4 @@
-"""«Игра в оборотней: Альянс дедукции» (RULES.md section 4): competitive werewolf.
+"""«Игра в оборотней: Альянс дедукции» (docs/games/alliance.md): competitive werewolf.
 
 The seed is only the chapter of special rules (sheriff, badge, speeches, last
 words, votes, guard/witch conflicts); everything else is the standard 12-player
@@ -10,7 +10,7 @@ wins, as plain functions, in :mod:`.resolution`; the state of a game in
 day in :mod:`.day`, with the sheriff election in :mod:`.election` and what
 follows a death (badge, hunter, last words, the win check) in :mod:`.deaths`.
 
-Choices where RULES.md leaves room:
+Choices where the rules leave room:
 
 * Withdrawal from the election is one prompt, ``d<k>.withdraw``, after the
   candidates' speeches and before the vote (4.6-4 "until the vote is called").
@@ -22,7 +22,7 @@ Choices where RULES.md leaves room:
   exactly when he is tonight's poison target (4.4, to the letter).
 * A werewolf who died tonight (not yet announced) cannot explode in the election.
 * With Cupid in play he takes a villager's place at every table size.
-* Prompts beyond SCENARIOS.md: ``d<k>.ability`` (the pause's input when nobody
+* Prompts of its own (docs/scenarios.md): ``d<k>.ability`` (the pause's input when nobody
   may shoot; it refuses every seat), ``d<k>.white_wolf`` (``white_wolf_king``) and
   ``d<k>.election_again.explode`` (the speeches after an election tie).
 * Every prompt id is asked once a game: a second badge or pause on one day is

@@ -1,5 +1,6 @@
-"""The day of «Альянс дедукции» (RULES.md 4.6–4.11): the election (day 1 or postponed), the
-night's deaths, the speeches, the exile vote; a werewolf's explosion ends it at once.
+"""The day of «Альянс дедукции» (docs/games/alliance.md §4.6–4.11): the election (day 1
+or postponed), the night's deaths, the speeches, the exile vote; a werewolf's explosion
+ends it at once.
 
 An explosion during an election is followed at once by the night's announcement and one
 check of both (4.6-9).

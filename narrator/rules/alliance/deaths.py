@@ -1,5 +1,5 @@
-"""What follows a death (RULES.md 4.7, 4.12): lovers, the win check, the badge, the hunter's
-shot and the last words.
+"""What follows a death (docs/games/alliance.md §4.7, §4.12): lovers, the win check, the
+badge, the hunter's shot and the last words.
 
 A win is checked right after each death batch (with its lovers), before the badge, the
 hunter's shot and the last words.  After every announcement that contains a death a fixed
@@ -136,7 +136,7 @@ def aftermath(
     return outcome
 
 
-# A public pause: whatever is typed, the table reacts alike, hunter or not (issue 17 #2).
+# A public pause: whatever is typed, the table reacts alike, hunter or not.
 def _hunter_pause(day: int, hunter: Seat, living: tuple[Seat, ...], players: int) -> Prompt:
     return replace(hunter_prompt(day, hunter, living, players), blind=True)
 

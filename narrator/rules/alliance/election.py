@@ -1,4 +1,4 @@
-"""The sheriff election (RULES.md 4.6): candidates, speeches, withdrawal, the vote.
+"""The sheriff election (docs/games/alliance.md §4.6): candidates, speeches, withdrawal, the vote.
 
 Withdrawal is one prompt, ``d<k>.withdraw``, after the candidates' speeches and before
 the vote (4.6-4 "until the vote is called").  A werewolf may explode during a

@@ -1,6 +1,6 @@
-"""The night of «Альянс дедукции» (RULES.md 4.3–4.5): Cupid and the lovers, guard, wolves,
-witch, seer, hunter.  Roles stay hidden at death, so each role in the deal is called with
-the same words and window whether its holder lives or not (``call_dead_roles``)."""
+"""The night of «Альянс дедукции» (docs/games/alliance.md §4.3–4.5): Cupid and the lovers,
+guard, wolves, witch, seer, hunter.  Roles stay hidden at death, so each role in the deal is
+called with the same words and window whether its holder lives or not (``call_dead_roles``)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def wolves_call(table: Table, night: int) -> Flow[Seat | None]:
             Tag(phases.night(night), "wolves"),
             sw.window(sw.wolves_first_s if first else sw.wolves_s),
             wolves,
-            meet=first,  # «Оборотни, проснитесь и узнайте друг друга» (RULES.md 4.4)
+            meet=first,  # «Оборотни, проснитесь и узнайте друг друга» (docs/games/alliance.md §4.4)
         ),
         "alliance.wolves_sleep",
         hunt(table, night, wolves),

@@ -1,4 +1,5 @@
-"""Every question of «Альянс дедукции», each with its own legality check (RULES.md 4.4–4.11)."""
+"""Every question of «Альянс дедукции», each with its own legality check
+(docs/games/alliance.md §4.4–4.11)."""
 
 from __future__ import annotations
 
@@ -234,7 +235,7 @@ def explode_prompt(tag: Tag, speaker: Seat, wolves: Sequence[Seat], players: int
     An answer for another speech is NotNow (kept for that speech); W must be a
     living werewolf.  Anyone at the table may type it, so it is a public claim:
     the table says it aloud and judges it only once W confirms in front of
-    everybody (issue 17 #1); the prompt names no seats.
+    everybody; the prompt names no seats.
     """
 
     def check(answer: Answer) -> None:

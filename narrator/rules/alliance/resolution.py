@@ -1,4 +1,5 @@
-"""Who dies, who wins, who speaks when (RULES.md 4.5, 4.8, 4.10, 4.12): plain functions."""
+"""Who dies, who wins, who speaks when, as plain functions (docs/games/alliance.md §4.5, §4.8,
+§4.10, §4.12)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def night_deaths(
     poison_target: Seat | None,
     lovers: tuple[Seat, Seat] | None = None,
 ) -> tuple[tuple[Seat, str], ...]:
-    """Who dies at dawn and why (RULES.md 4.5), in seat order.
+    """Who dies at dawn and why (docs/games/alliance.md §4.5), in seat order.
 
     Guard and antidote on the attacked seat cancel out; poison beats everything;
     a lover of anyone dead dies of love.  The antidote is always on the victim.
@@ -59,7 +60,8 @@ def is_cross_team(roles: Sequence[str], lovers: tuple[Seat, Seat] | None) -> boo
 def winner_of(
     roles: Sequence[str], living: Iterable[Seat], lovers: tuple[Seat, Seat] | None = None
 ) -> str | None:
-    """The side-kill rule of RULES.md 4.12, checked in the order lovers, good, werewolves.
+    """The side-kill rule (docs/games/alliance.md §4.12), checked in the order lovers, good,
+    werewolves.
 
     With cross-team lovers, both lovers and Cupid play for «Влюблённые» and count
     for neither side.  A class that had no member at the start (no villagers in an

@@ -1,4 +1,5 @@
-"""The roles, the tables of RULES.md 4.2 and the rule switches of «Альянс дедукции»."""
+"""The roles, the tables (docs/games/alliance.md §4.2) and the rule switches of «Альянс
+дедукции»."""
 
 from __future__ import annotations
 
@@ -30,12 +31,12 @@ ROLES: Mapping[str, Role] = teams(
 )
 SPECIAL_ROLES = (SEER, WITCH, HUNTER, GUARD, CUPID)
 
-# Winners of RULES.md 4.12.
+# Winners of docs/games/alliance.md §4.12.
 GOOD = "good"
 WEREWOLVES = "werewolves"
 LOVERS = "lovers"
 
-# Causes of departure (SCENARIOS.md).
+# Causes of departure (docs/scenarios.md).
 WOLVES = "wolves"
 POISON = "poison"
 LOVE = "love"
@@ -46,7 +47,7 @@ EXPLODED = "exploded"
 SHERIFF_WEIGHT = 1.5
 UP, DOWN = 1, -1
 
-# RULES.md 4.2: werewolves, villagers and the special roles per table size.
+# docs/games/alliance.md §4.2: werewolves, villagers and the special roles per table size.
 TABLES: Mapping[int, tuple[int, int, tuple[str, ...]]] = {
     9: (3, 3, (SEER, WITCH, HUNTER)),
     10: (3, 3, (SEER, WITCH, HUNTER, GUARD)),
@@ -107,7 +108,7 @@ class AllianceSwitches(Switches):
 
 
 def default_counts(players: int, cupid: bool = False) -> dict[str, int]:
-    """The table of RULES.md 4.2; with Cupid he takes a villager's place."""
+    """The table of docs/games/alliance.md §4.2; with Cupid he takes a villager's place."""
     wolves, villagers, specials = TABLES[players]
     counts = {role: 0 for role in ROLES}
     counts.update({WEREWOLF: wolves, VILLAGER: villagers})

@@ -1,6 +1,6 @@
 """Informed «Альянс дедукции»: the seer runs for sheriff and announces the werewolves he
 found, the guard and the witch keep him alive, the witch poisons a werewolf she is sure
-of, the hunter shoots one, the werewolves kill and vote together (RULES.md section 4)."""
+of, the hunter shoots one, the werewolves kill and vote together (docs/games/alliance.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Informed «Хэллоуинская мафия»: the hunter announces a vampire he found, the witch
-guards him, the vampires go for him and vote together (RULES.md section 2)."""
+guards him, the vampires go for him and vote together (docs/games/halloween.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Informed «Ночь оборотня»: the high inquisitor looks at a player's card and says what he
 saw, the spirit says whose card he took (unless he became a werewolf), the werewolves
 vote together against whoever exposes them; the vote is by pointing at once, so nobody
-follows anybody (RULES.md section 1)."""
+follows anybody (docs/games/onenight.md)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class OneNight(Strategy):
             mind.roles[mind.seat], mind.roles[chosen.seat] = card, SPIRIT
             mind.good.add(chosen.seat)  # who now holds the spirit: the inquisition's
             if card == WEREWOLF:
-                mind.evil_side = True  # he plays the werewolf now (RULES.md 1.4)
+                mind.evil_side = True  # he plays the werewolf now (docs/games/onenight.md §1.4)
                 mind.partners.clear()
             else:
                 mind.checks[chosen.seat] = False

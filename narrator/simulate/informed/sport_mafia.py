@@ -1,6 +1,6 @@
 """Informed sport mafia: the sheriff names a black player he found in his speech (and all
 his checks in his last word), the Don hunts for him, the black players shoot and vote
-together, every hand goes to whom its owner takes for black (RULES.md section 3)."""
+together, every hand goes to whom its owner takes for black (docs/games/sport_mafia.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 pyttsx3 is only trusted with one job: one text → one file per ``runAndWait``
 (queued saves write only the last file, ``say`` after a save overwrites it,
-NSSS writes AIFF whatever the name; see ../shared/notes/virtual-audio.md).  One
+NSSS writes AIFF whatever the name).  One
 worker thread per process owns the engine: espeak keeps one global synthesis
 callback, so a second engine in the same process would steal the first one's
 audio.  The file is written into a private temporary folder, read back and

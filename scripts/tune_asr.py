@@ -81,20 +81,29 @@ def measure(engine_name: str, lang: str, speeds: tuple[int, ...]) -> list[dict[s
 def rules(engine: str) -> list[Rule]:
     if engine == "sphinx":
         return [{"margin": m} for m in [-math.inf, *range(-60, 1, 2)]]
+    # Whisper: one log-probability bound for a transcript that is exactly an allowed
+    # phrase (``exact_logprob``) and a stricter one for a transcript matched to the
+    # closest phrase (``logprob``); the same bound for both is among the rules.
     return [
-        {"logprob": lp / 10, "no_speech": ns / 10}
-        for lp, ns in itertools.product(range(-15, -1), range(2, 11))
+        {"logprob": lp / 10, "exact_logprob": ex / 10, "no_speech": ns / 10}
+        for lp, ns in itertools.product(range(-15, -1), (2, 3, 4, 6, 8, 10))
+        for ex in range(-20, lp + 1)
     ]
 
 
 def passes(evidence: dict[str, float], rule: Rule) -> bool:
     """Whether an utterance's evidence meets the rule: no-speech at most its bound, every
-    other measure at least its own."""
+    other measure at least its own. ``exact_logprob`` stands in for ``logprob`` when the
+    transcript was an allowed phrase as it was (``alike`` 1)."""
+    exact = evidence.get("alike", 0.0) >= 1.0
     for key, bound in rule.items():
-        value = evidence.get(key)
+        name = "logprob" if key == "exact_logprob" else key
+        if name == "logprob" and "exact_logprob" in rule and exact != (key == "exact_logprob"):
+            continue
+        value = evidence.get(name)
         if value is None:
             continue
-        if (value > bound) if key == "no_speech" else (value < bound):
+        if (value > bound) if name == "no_speech" else (value < bound):
             return False
     return True
 

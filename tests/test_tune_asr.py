@@ -48,3 +48,15 @@ def test_the_sweep_proposes_the_safe_rule_with_the_most_right_answers() -> None:
     chosen = tune.sweep(rows, "sphinx", lines.append)
     assert chosen is not None and -20.0 < chosen["margin"] <= -5.0
     assert any(line.endswith(" *") for line in lines)
+
+
+def test_an_exact_phrase_may_pass_a_looser_bound_than_a_matched_one() -> None:
+    exact = {"logprob": -0.9, "no_speech": 0.1, "alike": 1.0}  # said "seven", wrote "seven"
+    matched = {"logprob": -0.9, "no_speech": 0.1, "alike": 0.8}  # wrote "sevens": matched
+    rule = {"logprob": -0.5, "exact_logprob": -1.0, "no_speech": 0.4}
+    assert tune.passes(exact, rule) and not tune.passes(matched, rule)
+    same = {"logprob": -0.5, "exact_logprob": -0.5, "no_speech": 0.4}
+    assert not tune.passes(exact, same) and not tune.passes(matched, same)
+    assert tune.passes({**matched, "logprob": -0.4}, rule)
+    assert not tune.passes({**exact, "no_speech": 0.5}, rule)  # no-speech holds for both
+    assert all(r["exact_logprob"] <= r["logprob"] for r in tune.rules("whisper"))

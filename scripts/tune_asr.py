@@ -13,8 +13,8 @@ sweep then puts each threshold back: an utterance below it reads as "not
 understood" (``[unk]``). For each threshold it prints, per condition, right %,
 wrong seat % and chatter accepted %, and it proposes the loosest threshold
 whose wrong seats and accepted chatter stay under the goals (2 % and 3 %) with
-a margin (1.5 % and 2 %) in every condition: the most right answers that keep
-the harm away.
+a margin (1.5 % and 2 %) in every condition: the most right answers, summed
+over the conditions, that keep the harm away.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def loosen(engine: str) -> None:
     if engine == "sphinx":
         sphinx_asr.REJECT.update({lang: -math.inf for lang in sphinx_asr.REJECT})
     if engine == "whisper":
-        whisper_asr.LOGPROB, whisper_asr.NO_SPEECH = -math.inf, 1.0
+        whisper_asr.LOGPROB = whisper_asr.LOGPROB_EXACT = -math.inf
+        whisper_asr.NO_SPEECH = 1.0
 
 
 def tuning_voices(lang: str) -> tuple[str, ...]:
@@ -146,7 +147,7 @@ def sweep(rows: list[dict[str, Any]], engine: str, show: Callable[[str], None]) 
         )
         mark = " *" if safe(cells) else ""
         show(f"{rule} | {line}{mark}")
-        right = min(c["right"] for c in cells.values())
+        right = sum(c["right"] for c in cells.values())  # the most right answers in all
         if safe(cells) and (best is None or right > best[0]):
             best = (right, rule)
     return None if best is None else best[1]

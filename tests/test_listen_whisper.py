@@ -89,3 +89,16 @@ def test_a_word_said_over_and_over_is_whisper_looping_not_an_answer() -> None:
     assert looping("five five five") and looping("zero zero zero zero zero")
     assert not looping("five five") and not looping("i nominate player number five")
     assert not looping("") and not looping("seven")
+
+
+def test_for_is_a_yes_where_yes_or_no_is_asked_and_a_filler_elsewhere() -> None:
+    """Measured on the tuning voices: "for" at a yes/no question came back "four", close to
+    no answer because "for" was left out as a filler ("I vote for nine")."""
+    from narrator.listen.whisper_asr import WhisperEngine
+
+    engine = WhisperEngine.load("en")
+    asked = engine.recogniser(grammar(corpus.prompt_for("yes_no"), ENGLISH))
+    assert "for" in asked.candidates and "for" in asked.prompt
+    assert closest("four", asked.candidates)[0] == "for"
+    seat = engine.recogniser(grammar(corpus.prompt_for("seat"), ENGLISH))
+    assert "for" not in seat.candidates and closest("four", seat.candidates)[0] == "four"

@@ -21,8 +21,8 @@ import soundfile
 
 from narrator.listen import corpus
 from narrator.listen.engine import RATE
-from narrator.listen.keys import ARMED_S
 from narrator.listen.sphinx_asr import SphinxEngine
+from narrator.listen.words import ARMED_S
 from narrator.listen.words import lexicon_for
 from tests.support import run_cli
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from narrator.listen.words import ARMED_S
 from narrator.listen.words import UNKNOWN
+from narrator.listen.words import Reading
 from narrator.listen.words import grammar
 from narrator.listen.words import interpret
 from narrator.listen.words import is_day_prompt
@@ -108,6 +110,17 @@ def test_a_nomination_after_a_pause() -> None:
     between = interpret(UNKNOWN, p, RUSSIAN, armed=True)
     assert between.answer is None and not between.unclear and not between.arms
     assert interpret(f"выставляю {UNKNOWN}", p, RUSSIAN).unclear  # the number was not heard
+
+
+def test_a_reading_keeps_a_nomination_armed_for_its_window_only() -> None:
+    """The one arming rule the table, `narrator hear` and the corpus all read with."""
+    reading = Reading(nominate(), RUSSIAN)
+    assert reading.read("я выставляю игрока номер", 10.0).arms
+    assert reading.read("семь", 10.0 + ARMED_S - 0.1).answer == "7"
+    assert reading.read("восемь", 10.0 + ARMED_S - 0.05).answer is None  # an answer disarms
+    late = Reading(nominate(), RUSSIAN)
+    late.read("я выставляю игрока номер", 0.0)
+    assert late.read("семь", ARMED_S).answer is None  # the pause was too long: talk
 
 
 def test_the_last_phrase_counts_and_talk_before_it_does_not_matter() -> None:

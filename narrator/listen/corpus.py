@@ -53,8 +53,8 @@ from narrator.listen.mic import resample
 from narrator.listen.mic import to_pcm
 from narrator.listen.words import Heard
 from narrator.listen.words import Lexicon
+from narrator.listen.words import Reading
 from narrator.listen.words import grammar
-from narrator.listen.words import interpret
 from narrator.listen.words import lexicon_for
 from narrator.rules import phases
 from narrator.rules.answers import AnswerKind
@@ -332,10 +332,9 @@ def outcome(phrase: Phrase, heard: str | Sequence[str] | None) -> str:
     """
     texts = [heard] if heard is None or isinstance(heard, str) else list(heard)
     prompt, lexicon = prompt_for(phrase.prompt), lexicon_for(phrase.lang)
-    armed = False  # «я выставляю игрока», a pause, then the number
+    reading = Reading(prompt, lexicon)  # «я выставляю игрока», a pause, then the number
     for text in texts:
-        read = interpret(text or "", prompt, lexicon, armed=armed)
-        armed = armed or read.arms
+        read = reading.read(text or "", 0.0)  # one clip: its utterances are close together
         got = _meaning(read)
         if got is not None:
             if phrase.chatter:

@@ -3,7 +3,7 @@
 Each file is read as 16 kHz mono PCM (WAV, FLAC, Ogg: ``read_wav``), cut into the
 listener's 50 ms blocks and pushed through the same :class:`~narrator.listen.endpoint.Stream`
 (endpointer, voice activity, the open prompt's grammar, the engine a game of the language
-uses) and read by the same ``interpret`` the table's ``VoiceKeys`` reads with: the first
+uses) and read by the same ``Reading`` the table's ``VoiceKeys`` reads with: the first
 utterance that means something at the prompt is the answer (the rest only show "not
 understood"), and «я выставляю игрока», a pause, then a number counts as a nomination when
 the number comes within ``ARMED_S`` of audio. Files are heard one after another by one
@@ -16,7 +16,6 @@ anything is decoded: bad input is one line and exit code 2, with nothing printed
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +28,9 @@ from narrator.listen.endpoint import Decoded
 from narrator.listen.endpoint import Stream
 from narrator.listen.endpoint import decode
 from narrator.listen.engines import choose
-from narrator.listen.keys import ARMED_S
 from narrator.listen.mic import read_wav
 from narrator.listen.words import Lexicon
-from narrator.listen.words import interpret
+from narrator.listen.words import Reading
 from narrator.listen.words import lexicon_for
 from narrator.rules import codec
 from narrator.rules.errors import ConfigError
@@ -85,11 +83,9 @@ def taken(
     """The answer the table would get from these utterances, as ``VoiceKeys`` takes it
     (its keypad form, ``END`` for «спасибо», None: nothing), and the utterance that gave
     it (or the last one: the one whose "not understood" came last)."""
-    armed_until = -math.inf
+    reading = Reading(prompt, lexicon)
     for utterance in found:
-        heard = interpret(utterance.text, prompt, lexicon, armed=utterance.at_s < armed_until)
-        if heard.arms:
-            armed_until = utterance.at_s + ARMED_S
+        heard = reading.read(utterance.text, utterance.at_s)
         if heard.answer is not None and prompt is not None:
             return ".".join(codec.to_keys(heard.answer, prompt)), utterance
         if heard.end:

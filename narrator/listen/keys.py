@@ -38,8 +38,8 @@ from narrator.listen.listener import Utterance
 from narrator.listen.words import UNKNOWN
 from narrator.listen.words import Heard
 from narrator.listen.words import Lexicon
+from narrator.listen.words import Reading
 from narrator.listen.words import grammar
-from narrator.listen.words import interpret
 from narrator.listen.words import is_day_prompt
 from narrator.listen.words import lexicon_for
 from narrator.ports import Attempt
@@ -57,7 +57,6 @@ POLL_S = 0.05  # how often the keypad read is interrupted to look for spoken ans
 TAIL_S = 0.35  # the narrator's last syllable is still in the air (and in the mic queue)
 DAWN_QUIET_S = 1.5  # the knock bed fades out and the dawn chime rings after the day starts
 PTT_HOLD_S = 0.7  # push-to-talk: a held key repeats; the mic closes this long after the last
-ARMED_S = 4.0  # «я выставляю …» then a pause: the number may come in the next utterance
 CONFIRM_S = 1.5  # a spoken vote or count is read back and typed unless corrected this soon
 
 
@@ -96,7 +95,7 @@ class VoiceKeys:
         self._talking = 0  # lines being said right now
         self._quiet_until = 0.0
         self._ptt_until = 0.0
-        self._armed_until = 0.0
+        self._reading = Reading(None, lexicon)
         self._voice: Voice | None = None
         self._last_line: tuple[str, str] | None = None
         # A read-back answer, when it is typed, and what was heard.
@@ -125,7 +124,7 @@ class VoiceKeys:
         self.keypad.expect(prompt, speech=speech)
         self._prompt = prompt
         self._speech = speech
-        self._armed_until = 0.0
+        self._reading = Reading(prompt, self.lexicon)
         if self._held is not None:  # read back, but its question closed before it was typed
             self._show(self.lexicon.message("closed", text=self._held[2]))
         self._held = None  # heard for a prompt that is closed now
@@ -194,8 +193,7 @@ class VoiceKeys:
                 return
             if utterance.generation != self._generation:
                 continue  # heard for a prompt that is closed now
-            armed = self.clock() < self._armed_until
-            heard = interpret(utterance.text, self._prompt, self.lexicon, armed=armed)
+            heard = self._reading.read(utterance.text, self.clock())
             self.history.append((utterance, heard))
             _LOGGER.info("heard %r at %s: %s", utterance.text, self._prompt_id(), heard)
             self._act(heard)
@@ -225,10 +223,7 @@ class VoiceKeys:
             self._say(text)
 
     def _act(self, heard: Heard) -> None:
-        if heard.arms:
-            self._armed_until = self.clock() + ARMED_S
         if heard.answer is not None:
-            self._armed_until = 0.0
             self._show(self.lexicon.message("heard", text=shown(heard.text), answer=heard.answer))
             if self._refused(heard.answer):
                 # Heard, but the rules refuse it (one's own seat): no read-back, the table

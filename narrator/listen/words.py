@@ -10,6 +10,7 @@ heard into the same answer text a keypad would produce ("7", "none",
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -321,3 +322,29 @@ def interpret(text: str, prompt: Prompt | None, lexicon: Lexicon, *, armed: bool
     # A question is open: whatever was said gets a reaction, an answer or "not understood"
     # (``[unk]``, fillers alone, two answers, a number that is no seat here).
     return Heard(text, end=end, repeat=repeat, unclear=not (end or repeat))
+
+
+ARMED_S = 4.0  # «я выставляю …» then a pause: the number may come in the next utterance
+
+
+class Reading:
+    """The utterances heard at one prompt, read in order as the table reads them.
+
+    A nomination phrase with no number yet («я выставляю игрока», a pause) arms the
+    next ``ARMED_S`` seconds, in which a number alone completes it; an answer disarms.
+    ``at_s`` is when each utterance was heard, on any one clock: the table's, or the
+    audio's in a recording.
+    """
+
+    def __init__(self, prompt: Prompt | None, lexicon: Lexicon) -> None:
+        self.prompt = prompt
+        self.lexicon = lexicon
+        self.armed_until = -math.inf
+
+    def read(self, text: str, at_s: float) -> Heard:
+        heard = interpret(text, self.prompt, self.lexicon, armed=at_s < self.armed_until)
+        if heard.arms:
+            self.armed_until = at_s + ARMED_S
+        if heard.answer is not None:
+            self.armed_until = -math.inf
+        return heard

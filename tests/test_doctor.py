@@ -97,7 +97,7 @@ def test_without_portaudio_what_a_game_does_instead(
 def test_each_missing_engine_gets_this_system_s_command(
     monkeypatch: pytest.MonkeyPatch, platform: str, festival: str, espeak: str
 ) -> None:
-    monkeypatch.setattr(install.sys, "platform", platform)
+    monkeypatch.setattr("sys.platform", platform)
     assert festival in install.engine_hint(FESTIVAL)
     assert espeak in install.engine_hint("espeak")
     assert install.engine_hint("hibari") == "pip install hibari-tts"  # pip: the same everywhere

@@ -52,6 +52,12 @@ class Hub:
         self._granted: dict[str, Joined | None] = {}  # answered requests: ticket → seat or None
         self._listeners: list[Callable[[], None]] = []
 
+    def resize(self, seats: int) -> None:
+        """The table has ``seats`` after all (the set-up screen chose another count)."""
+        with self._lock:
+            self.seating.seats = seats
+        self._changed()
+
     # --- watching -------------------------------------------------------------------------
 
     def listen(self, listener: Callable[[], None]) -> None:

@@ -93,7 +93,9 @@ def night_view(seat: int, moment: Moment, typed: str, word: Words) -> View:
     awake = moment.window is not None and seat in moment.window
     if not awake:
         return View("keypad", seat, "night", title, word("phones.night"), typed)
-    label = moment.label if moment.prompt is not None else word("phones.night")
+    # The laptop asks nothing aloud inside a window (its hint line says what to type).
+    asked = moment.prompt is not None and may_answer(moment, seat)
+    label = (moment.label or word("phones.your_turn")) if asked else word("phones.night")
     return View(
         "keypad", seat, "night", title, label, typed, moment.reason, moment.lines, moment.secret
     )

@@ -255,6 +255,11 @@ def test_phones_join_reload_and_take_a_bound_seat_only_when_confirmed() -> None:
             first = await session.ws_connect(url + "/ws")
             await first.send_json({"kind": "hello", "token": None})
             assert (await frames_until(first, "seats"))["seats"] == 4
+            await first.send_json({"kind": "join", "seat": 9, "token": None})
+            refused = await frames_until(first, "error")  # said to the phone, which stays
+            assert refused["text"] == "Места 9 нет: за этим столом места 1–4."
+            await first.send_str("not json at all")
+            await frames_until(first, "error")
             await first.send_json({"kind": "join", "seat": 2, "token": None})
             token = (await frames_until(first, "token"))["token"]
             assert (await frames_until(first, "view"))["seat"] == 2

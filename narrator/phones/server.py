@@ -27,10 +27,10 @@ from aiohttp import web
 from narrator.phones import wire
 from narrator.phones.hub import Hub
 from narrator.phones.seating import Joined
-from narrator.phones.wire import BadMessage
 from narrator.phones.wire import Hello
 from narrator.phones.wire import Join
 from narrator.phones.wire import Press
+from narrator.rules.errors import NarratorError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -164,9 +164,10 @@ class PhoneServer:
                     continue
                 try:
                     await self._received(phone, wire.decode(message.data))
-                except BadMessage as error:
+                except NarratorError as error:  # bad input: said to that phone, game goes on
                     _LOGGER.info("a phone sent %s", error)
-                    await self._frame(phone, wire.encode({"kind": "error", "text": str(error)}))
+                    text = self.hub.word(error.key, **error.params) if error.key else str(error)
+                    await self._frame(phone, wire.encode({"kind": "error", "text": text}))
         finally:
             self._phones.discard(phone)
         return socket

@@ -17,6 +17,7 @@ from narrator.host.audio import AudioVoice
 from narrator.host.journal import default_record_dir
 from narrator.ports import Clock
 from narrator.ports import Keys
+from narrator.ports import Screen
 from narrator.prepared import Prepared
 from narrator.prepared import prepare
 from narrator.rules.errors import ConfigError
@@ -44,6 +45,7 @@ from narrator.unfinished import unfinished_games
 from narrator.voice.catalog import load_catalog
 
 if TYPE_CHECKING:
+    from narrator.phones.at_table import Phones
     from narrator.screen.keys import PausableClock
     from narrator.screen.tui import TableApp
 
@@ -52,16 +54,46 @@ def play_at_table(settings: TableSettings, prepared: Prepared | None = None) -> 
     """A game at the table: the full screen, or the text host (and demo players)."""
     prepared = prepared or prepare(settings)
     check_record_dir(settings)
-    if not (settings.text or settings.demo):
-        return play_full_screen(settings, prepared)
-    with stop_on_signals(), terminal_for(prepared.catalog, demo=settings.demo) as terminal:
-        clock: Clock = RealClock()
-        keys: Keys = demo_keys(prepared.seed, clock) if settings.demo else terminal
-        if settings.demo:
-            terminal.line(prepared.catalog.text("screen.demo"))
-        spoken = speaking(settings, prepared, terminal, clock)
-        code = spoken_game(settings, prepared, terminal, keys, spoken, clock)
-    return code
+    phones = open_phones_for(settings, prepared)
+    try:
+        if not (settings.text or settings.demo):
+            return play_full_screen(settings, prepared, phones)
+        with stop_on_signals(), terminal_for(prepared.catalog, demo=settings.demo) as terminal:
+            clock: Clock = RealClock()
+            keys: Keys = demo_keys(prepared.seed, clock) if settings.demo else terminal
+            if settings.demo:
+                terminal.line(prepared.catalog.text("screen.demo"))
+            screen = terminal if phones is None else phones.screen(terminal)
+            keys = keys if phones is None else phones.keys(keys)
+            spoken = speaking(settings, prepared, screen, clock)
+            hub = None if phones is None else phones.hub
+            code = spoken_game(settings, prepared, screen, keys, spoken, clock, phones=hub)
+        return code
+    finally:
+        if phones is not None:
+            phones.stop()
+
+
+def open_phones_for(settings: TableSettings, prepared: Prepared) -> Phones | None:
+    """With ``--phones``: the phones' server, its address and QR code shown, and (at a
+    real keyboard) a wait for Enter while the players join."""
+    if not settings.phones:
+        return None
+    import sys
+
+    from narrator.phones.at_table import open_phones
+
+    catalog = prepared.catalog
+    phones = open_phones(prepared.players, lambda key, **params: catalog.text(key, params))
+    phones.show(sys.stdout)
+    if not settings.demo and sys.stdin.isatty():
+        input(catalog.text("phones.ready"))
+        print(catalog.text("phones.joined", {"seats": _seats(phones)}))
+    return phones
+
+
+def _seats(phones: Phones) -> str:
+    return " ".join(str(seat) for seat in phones.hub.seating.bound()) or "—"
 
 
 def chosen_game(
@@ -131,6 +163,7 @@ def table_app(
     *,
     clock: PausableClock | None = None,
     offline: Callable[[Mixer], OfflineOutput] | None = None,
+    phones: Phones | None = None,
 ) -> tuple[TableApp, dict[str, Speaking]]:
     """The full-screen table as ``narrator play`` runs it: the set-up screen, then the game
     in a thread behind it, speaking with knocks; the state holds what it speaks with.
@@ -146,11 +179,17 @@ def table_app(
 
     def game(app: TableApp) -> int:
         chosen, ready = chosen_game(app.choice, settings, prepared)
-        screen = TuiScreen(app)
+        screen: Screen = TuiScreen(app)
+        keys: Keys = app.keys
+        if phones is not None:
+            phones.hub.resize(ready.players)
+            screen, keys = phones.screen(screen), phones.keys(keys)
+            screen.line(ready.catalog.text("phones.address", {"address": phones.address}))
         screen.said(ready.catalog.text("tui.preparing"))
         spoken = speaking(chosen, ready, screen, clock, progress=None, offline=offline)
         state["spoken"] = spoken
-        return spoken_game(chosen, ready, screen, app.keys, spoken, clock)
+        hub = None if phones is None else phones.hub
+        return spoken_game(chosen, ready, screen, keys, spoken, clock, phones=hub)
 
     def pause(paused: bool) -> None:
         spoken = state.get("spoken")
@@ -174,9 +213,11 @@ def table_app(
     return app, state
 
 
-def play_full_screen(settings: TableSettings, prepared: Prepared) -> int:
+def play_full_screen(
+    settings: TableSettings, prepared: Prepared, phones: Phones | None = None
+) -> int:
     """The textual table: the set-up screen, then the game in a thread behind it."""
-    app, _ = table_app(settings, prepared)
+    app, _ = table_app(settings, prepared, phones=phones)
     code = app.run()
     if app.error is not None:
         raise app.error

@@ -104,6 +104,40 @@ class Live:
     reason: str = ""  # why the last attempt was refused (silent, on screen only)
 
 
+class Private(Protocol):
+    """The players' own screens (their phones, issue 32): whose private moment it is.
+
+    The laptop's screen is the private channel of whoever is awake; this tells the
+    phones who that is, so each phone shows only its own seat's part of it.
+    """
+
+    def night(self, on: bool) -> None:
+        """The night begins (True) or ends (False)."""
+        ...
+
+    def window(self, seats: tuple[int, ...] | None) -> None:
+        """A wake window opens for ``seats`` (possibly none), or closes (None)."""
+        ...
+
+    def deal(self, seat: int | None, card: str = "") -> bool:
+        """``seat`` looks at its card ``card`` (None: done). True: its own phone shows
+        the card, so the laptop must not; then the phone's Enter (or the laptop's) ends it."""
+        ...
+
+
+class NoPhones:
+    """No phones at the table: the laptop is every seat's screen."""
+
+    def night(self, on: bool) -> None:
+        pass
+
+    def window(self, seats: tuple[int, ...] | None) -> None:
+        pass
+
+    def deal(self, seat: int | None, card: str = "") -> bool:
+        return False
+
+
 class Lines(Protocol):
     """Somewhere public lines can be added (the part of the Screen the voice input uses)."""
 

@@ -32,6 +32,7 @@ from narrator.picture import draw_finished
 from narrator.ports import STOP_SIGNALS
 from narrator.ports import Clock
 from narrator.ports import Keys
+from narrator.ports import Private
 from narrator.ports import Screen
 from narrator.ports import Sound
 from narrator.ports import Terminated
@@ -88,10 +89,12 @@ def run_game(
     voice: Voice,
     sound: Sound,
     clock: Clock,
+    phones: Private | None = None,
 ) -> tuple[int, GameRecord, Path | None]:
     keys, voice, sound, stop_listening = voice_input(settings, terminal, keys, voice, sound)
     try:
-        return recorded_game(settings, prepared, terminal, TablePorts(keys, voice, sound, clock))
+        ports = TablePorts(keys, voice, sound, clock, phones)
+        return recorded_game(settings, prepared, terminal, ports)
     finally:
         stop_listening()
 
@@ -104,6 +107,7 @@ class TablePorts:
     voice: Voice
     sound: Sound
     clock: Clock
+    phones: Private | None = None  # the players' phones (issue 32), if they play with them
 
 
 def recorded_game(
@@ -204,6 +208,7 @@ class RewindingTable:
             record_replay=record_replay,
             kept=kept,
             drawn=self.prepared.drawn,
+            phones=self.ports.phones,
         )
 
     def play(self) -> None:
@@ -345,6 +350,7 @@ def spoken_game(
     keys: Keys,
     spoken: Speaking,
     clock: Clock,
+    phones: Private | None = None,
 ) -> int:
     """One game with the voice and the night's sound of ``spoken``, stopped afterwards.
 
@@ -364,6 +370,7 @@ def spoken_game(
             voice=spoken.voice,
             sound=spoken.sound,
             clock=game_clock,
+            phones=phones,
         )
     finally:
         spoken.stop(clock)

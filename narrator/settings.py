@@ -189,6 +189,9 @@ class TableSettings(BaseModel):
     text: Annotated[bool, Flag(AT_TABLE)] = Field(
         False, description="the plain terminal host instead of the full screen"
     )
+    phones: Annotated[bool, Flag(AT_TABLE)] = Field(
+        False, description="every player's phone as a private keypad and card (laptop's Wi-Fi)"
+    )
     asr_model: Annotated[PathText | None, Flag(LISTENING)] = Field(
         None, description="a Vosk model folder (default: the language's in models/)"
     )

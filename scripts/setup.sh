@@ -40,6 +40,11 @@ venv_ok() { [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys' >/
 
 # ---- system packages ---------------------------------------------------------
 PKGS=(espeak-ng festival festvox-ru festvox-us-slt-hts libportaudio2 libasound2-plugins pulseaudio pulseaudio-utils tmux)
+# The test extra: a real browser for the phones' tests (Playwright drives Debian's chromium).
+TEST_PKGS=(chromium)
+if [[ ",$(IFS=,; printf '%s' "$*")," == *,test,* ]]; then
+    PKGS+=("${TEST_PKGS[@]}")
+fi
 PYTHON="$(find_python || true)"
 if [[ -z "$PYTHON" ]] && ! venv_ok; then
     PKGS=(python3 python3-venv python3-pip "${PKGS[@]}")

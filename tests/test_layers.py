@@ -23,6 +23,7 @@ FORBIDDEN = {
     "narrator.sound": ("narrator.host", "narrator.screen", "narrator.app", "narrator.cli"),
     "narrator.voice": ("narrator.host", "narrator.screen", "narrator.app", "narrator.cli"),
     "narrator.listen": ("narrator.host", "narrator.screen", "narrator.app", "narrator.cli"),
+    "narrator.phones": ("narrator.host", "narrator.screen", "narrator.app", "narrator.cli"),
 }
 
 

@@ -14,6 +14,8 @@ from narrator.ports import INTERRUPT
 from narrator.ports import Attempt
 from narrator.ports import Clock
 from narrator.ports import Keys
+from narrator.ports import NoPhones
+from narrator.ports import Private
 from narrator.ports import Screen
 from narrator.resume import Done
 from narrator.rules import codec
@@ -95,15 +97,27 @@ class Dialogs:
         roles: Sequence[str],
         now: Callable[[], float],
         stop: Callable[[], None],
+        phones: Private | None = None,
     ) -> None:
         """Seat ``seat``'s card: shown after his Enter, gone on the next key or by itself.
-        ``now``: the game time; ``stop``: what Esc does (the stop question)."""
+        ``now``: the game time; ``stop``: what Esc does (the stop question). A seat whose
+        phone has joined sees it there, and the laptop shows only whose turn it is."""
         self.keys.expect(None)
         self.screen.clear()
+        names = ", ".join(self.catalog.text(f"role.{r}") for r in roles)
+        card = self.catalog.text("screen.deal_card", {"roles": names})
+        phones = phones or NoPhones()
+        if phones.deal(seat, card):
+            self.screen.line(self.catalog.text("phones.deal_wait", {"seat": seat}))
+            try:
+                _wait_enter(self.keys, now, stop)
+            finally:
+                phones.deal(None)
+            self.screen.clear()
+            return
         self.screen.line(self.catalog.text("screen.deal_wait", {"seat": seat}))
         _wait_enter(self.keys, now, stop)
-        names = ", ".join(self.catalog.text(f"role.{r}") for r in roles)
-        self.screen.secret(self.catalog.text("screen.deal_card", {"roles": names}))
+        self.screen.secret(card)
         self.screen.line(self.catalog.text("screen.deal_hide"))
         self.keys.expect(None)
         _wait_enter(self.keys, now, stop, DEAL_SHOW_S)

@@ -37,6 +37,8 @@ from narrator.ports import UNDO
 from narrator.ports import Clock
 from narrator.ports import Keys
 from narrator.ports import Live
+from narrator.ports import NoPhones
+from narrator.ports import Private
 from narrator.ports import Screen
 from narrator.ports import Sound
 from narrator.ports import Voice
@@ -91,9 +93,11 @@ class TableDriver(Driver):
         record_replay: bool = True,
         kept: Sequence[Done] = (),
         drawn: Mapping[str, str] | None = None,
+        phones: Private | None = None,
     ) -> None:
         super().__init__(catalog, record, drawn=drawn)
         self.sound: Sound = sound or Silence()
+        self.phones: Private = phones or NoPhones()
         self.voice = voice
         self.screen = screen
         self.keys = keys
@@ -318,6 +322,7 @@ class TableDriver(Driver):
             self._page.clear()
             return
         self.keys.expect(None)
+        self.phones.window(step.seats)  # what the screen shows now is theirs alone
         self.screen.clear()
         self.screen.line(self._last_line)
         self.screen.line(self.t(words.window_hint(self.catalog, self.game, step.tag)))
@@ -335,6 +340,7 @@ class TableDriver(Driver):
             self.screen.table(self._game.public_view(), None)
         if phase.by_night:
             self.sound.night(True)
+            self.phones.night(True)
         if phase.of_the_rules:
             self.screen.clear()  # a night or a day starts on a clean page
 
@@ -347,6 +353,7 @@ class TableDriver(Driver):
         """The knocking bed stops after the line that ends the night."""
         if not self.replaying:
             self.sound.night(False)
+            self.phones.night(False)
 
     def _say_due_cues(self) -> None:
         while (cue := self._times.next_cue(self._now())) is not None:
@@ -416,6 +423,7 @@ class TableDriver(Driver):
         self._window_entry = None
         self._kept.clear()  # only the window run again has them
         self.screen.clear()
+        self.phones.window(None)
         self.screen.line(self.t("screen.asleep"))
 
     def _ask_decoy(self, window: Wake, decoy: Decoy) -> None:
@@ -441,7 +449,9 @@ class TableDriver(Driver):
         if self.replaying:
             self._replay.next("dealt", step.prompt)
             return
-        self.dialogs.deal(step.seat, step.secret.values, self._now, self._confirm_stop)
+        self.dialogs.deal(
+            step.seat, step.secret.values, self._now, self._confirm_stop, phones=self.phones
+        )
 
     def timer(self, step: Timer) -> Answer | None:
         """A public countdown; an empty Enter ends it early («Спасибо»)."""
@@ -555,6 +565,7 @@ class TableDriver(Driver):
             self.screen.table(self._game.public_view(), None)
         night = self.phase.by_night
         self.sound.night(night)
+        self.phones.night(night)
         self.screen.clear()
         context = self._last_line
         if self._undoing:  # the answers that still count, what was taken back: the question

@@ -74,8 +74,11 @@ class Recorder:
             callback=self._callback,
         )
 
-    def _callback(self, indata: Any, frames: int, _time: Any, _status: Any) -> None:
+        self.lost = False  # the monitor dropped input: the recording has a hole
+
+    def _callback(self, indata: Any, frames: int, _time: Any, status: Any) -> None:
         self.blocks.append(indata.copy())
+        self.lost = self.lost or bool(status.input_overflow)
         self.started.set()
 
     def mono(self) -> np.ndarray:
@@ -105,7 +108,20 @@ def test_a_night_through_the_sound_card(pulse_audio: dict[str, str], speech: Any
     catalog = load_catalog("ru")
     keys = ["onenight.night", "onenight.hi_wake", "onenight.hi_sleep", "onenight.morning"]
     clips = {key: speech.clip(catalog.text(key)) for key in keys}  # warm before timing
+    # The recorder is the test's ear, not the product: on a busy machine its monitor stream
+    # may drop input, and a recording with a hole cannot be judged. Then the night is played
+    # again (the game's own underruns are asserted, never retried).
+    for _attempt in range(3):
+        recorder, underruns = night_through_the_card(catalog, speech)
+        if not recorder.lost:
+            break
+    assert not recorder.lost, "the monitor dropped input three times: nothing to judge"
+    assert underruns == 0
+    _judge(recorder, clips, keys)
 
+
+def night_through_the_card(catalog: Any, speech: Any) -> tuple[Recorder, int]:
+    """The short night played through the null sink, recorded from its monitor."""
     mixer = Mixer(MixSettings(density=6.0, fade_s=0.3), seed=1)
     device = DeviceOutput(mixer)
     recorder = Recorder()
@@ -129,8 +145,10 @@ def test_a_night_through_the_sound_card(pulse_audio: dict[str, str], speech: Any
     device.stop()
     recorder.stream.stop()
     recorder.stream.close()
-    assert device.underruns == 0
+    return recorder, device.underruns
 
+
+def _judge(recorder: Recorder, clips: dict[str, Any], keys: list[str]) -> None:
     recording = recorder.mono()
     level = 0.9  # the mixer's speech volume
     starts = {}

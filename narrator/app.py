@@ -42,10 +42,13 @@ from narrator.unfinished import prepare_resumed
 from narrator.unfinished import scan_records
 from narrator.unfinished import unfinished_choices
 from narrator.unfinished import unfinished_games
+from narrator.voice.catalog import Catalog
 from narrator.voice.catalog import load_catalog
 
 if TYPE_CHECKING:
+    from narrator.phones.at_table import PhoneLink
     from narrator.phones.at_table import Phones
+    from narrator.rules.codec import Words
     from narrator.screen.keys import PausableClock
     from narrator.screen.tui import TableApp
 
@@ -54,9 +57,12 @@ def play_at_table(settings: TableSettings, prepared: Prepared | None = None) -> 
     """A game at the table: the full screen, or the text host (and demo players)."""
     prepared = prepared or prepare(settings)
     check_record_dir(settings)
+    full_screen = not (settings.text or settings.demo)
+    if full_screen and prepared.resumed_from is None:  # the set-up screen serves them
+        return play_full_screen(settings, prepared)
     phones = open_phones_for(settings, prepared)
     try:
-        if not (settings.text or settings.demo):
+        if full_screen:
             return play_full_screen(settings, prepared, phones)
         with stop_on_signals(), terminal_for(prepared.catalog, demo=settings.demo) as terminal:
             clock: Clock = RealClock()
@@ -81,15 +87,22 @@ def open_phones_for(settings: TableSettings, prepared: Prepared) -> Phones | Non
         return None
     import sys
 
+    from narrator.phones.at_table import PORT
     from narrator.phones.at_table import open_phones
 
     catalog = prepared.catalog
-    phones = open_phones(prepared.players, lambda key, **params: catalog.text(key, params))
+    port = prepared.phones_port or PORT  # a resumed game's, so its phones find it again
+    phones = open_phones(prepared.players, _words(catalog), port=port)
+    phones.hub.remember(prepared.seats_kept)
     phones.show(sys.stdout)
     if not settings.demo and sys.stdin.isatty():
         input(catalog.text("phones.ready"))
         print(catalog.text("phones.joined", {"seats": _seats(phones)}))
     return phones
+
+
+def _words(catalog: Catalog) -> Words:
+    return lambda key, **params: catalog.text(key, params)
 
 
 def _seats(phones: Phones) -> str:
@@ -164,12 +177,15 @@ def table_app(
     clock: PausableClock | None = None,
     offline: Callable[[Mixer], OfflineOutput] | None = None,
     phones: Phones | None = None,
+    link: PhoneLink | None = None,
 ) -> tuple[TableApp, dict[str, Speaking]]:
     """The full-screen table as ``narrator play`` runs it: the set-up screen, then the game
     in a thread behind it, speaking with knocks; the state holds what it speaks with.
 
     ``clock`` and ``offline`` put the table on a virtual clock (the tests' whole games):
-    the mix is rendered into ``offline`` as that clock moves, not played."""
+    the mix is rendered into ``offline`` as that clock moves, not played. ``phones``:
+    served already (a resumed game); else the set-up screen serves them (``link``)
+    when its choice is on."""
     from narrator.screen.keys import PausableClock
     from narrator.screen.tui import TableApp
     from narrator.screen.tui import TuiScreen
@@ -181,14 +197,19 @@ def table_app(
         chosen, ready = chosen_game(app.choice, settings, prepared)
         screen: Screen = TuiScreen(app)
         keys: Keys = app.keys
-        if phones is not None:
-            phones.hub.resize(ready.players)
-            screen, keys = phones.screen(screen), phones.keys(keys)
-            screen.line(ready.catalog.text("phones.address", {"address": phones.address}))
+        served = phones
+        if served is None and link is not None:
+            served = link.open(ready.players) if chosen.phones else None
+            if served is None:
+                link.close()
+        if served is not None:
+            served.for_game(ready.players, _words(ready.catalog), ready.seats_kept)
+            screen, keys = served.screen(screen), served.keys(keys)
+            screen.line(ready.catalog.text("phones.address", {"address": served.address}))
         screen.said(ready.catalog.text("tui.preparing"))
         spoken = speaking(chosen, ready, screen, clock, progress=None, offline=offline)
         state["spoken"] = spoken
-        hub = None if phones is None else phones.hub
+        hub = None if served is None else served.hub
         return spoken_game(chosen, ready, screen, keys, spoken, clock, phones=hub)
 
     def pause(paused: bool) -> None:
@@ -208,7 +229,14 @@ def table_app(
         folder = settings.record_dir or default_record_dir()
         setup = initial_values(settings, config, unfinished_choices(folder, settings.lang))
     app = TableApp(
-        prepared.catalog, game, clock, on_pause=pause, on_repeat=repeat, setup=setup, config=config
+        prepared.catalog,
+        game,
+        clock,
+        on_pause=pause,
+        on_repeat=repeat,
+        setup=setup,
+        config=config,
+        phones=link,
     )
     return app, state
 
@@ -216,9 +244,17 @@ def table_app(
 def play_full_screen(
     settings: TableSettings, prepared: Prepared, phones: Phones | None = None
 ) -> int:
-    """The textual table: the set-up screen, then the game in a thread behind it."""
-    app, _ = table_app(settings, prepared, phones=phones)
-    code = app.run()
+    """The textual table: the set-up screen (with the phones' choice), then the game in a
+    thread behind it."""
+    from narrator.phones.at_table import PhoneLink
+
+    link = None if phones is not None else PhoneLink(_words(prepared.catalog))
+    app, _ = table_app(settings, prepared, phones=phones, link=link)
+    try:
+        code = app.run()
+    finally:
+        if link is not None:
+            link.close()
     if app.error is not None:
         raise app.error
     for line in app.farewell or []:  # the winner, every role, the record: after the screen

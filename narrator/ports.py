@@ -8,6 +8,7 @@ They sit on the ground floor so that every adapter (``listen``, ``screen``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 from typing import Protocol
@@ -124,6 +125,11 @@ class Private(Protocol):
         the card, so the laptop must not; then the phone's Enter (or the laptop's) ends it."""
         ...
 
+    def record(self, add: Callable[..., None]) -> None:
+        """The game's record is ``add``: it keeps what a resume needs to know the phones
+        again (never a token, never a role)."""
+        ...
+
 
 class NoPhones:
     """No phones at the table: the laptop is every seat's screen."""
@@ -136,6 +142,9 @@ class NoPhones:
 
     def deal(self, seat: int | None, card: str = "") -> bool:
         return False
+
+    def record(self, add: Callable[..., None]) -> None:
+        pass
 
 
 class Lines(Protocol):

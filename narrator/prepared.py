@@ -67,6 +67,8 @@ class Prepared:
     kept: tuple[Done, ...] = ()  # ... and the answers given in the window it stopped in
     drawn: Mapping[str, str] = field(default_factory=dict)  # ... and what chance gave in it
     resumed_from: Path | None = None  # ... and the record it continues
+    seats_kept: Mapping[int, str] = field(default_factory=dict)  # ... its phones' seats
+    phones_port: int | None = None  # ... and the port they came to
 
 
 def prepare(settings: TableSettings) -> Prepared:

@@ -156,6 +156,7 @@ class Unfinished:
     kept: Sequence[Done] = ()  # the answers given inside the window it stopped in
     answer_s: float | None = None  # its time for a day answer, when the record has a sound one
     drawn: Mapping[str, str] = field(default_factory=dict)  # what chance gave (:func:`drawn`)
+    phones: Mapping[str, Any] = field(default_factory=dict)  # its last ``phones`` event
 
 
 def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | None:
@@ -183,6 +184,7 @@ def unfinished(path: Path, events: Sequence[Mapping[str, Any]]) -> Unfinished | 
         kept=_answers(open_window),
         answer_s=_answer_s(start.get("answer_s")),
         drawn=drawn(events),
+        phones=next((e for e in reversed(events) if e.get("event") == "phones"), {}),
     )
 
 

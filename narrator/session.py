@@ -134,6 +134,8 @@ def recorded_game(
         answer_s=settings.answer_s,  # a resume keeps it (the table's, not the rules')
         **({"resumed_from": prepared.resumed_from.name} if prepared.resumed_from else {}),
     )
+    if ports.phones is not None:
+        ports.phones.record(record.add)
     table = RewindingTable(settings, prepared, record, terminal, ports)
     code = 0
     try:

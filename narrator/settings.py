@@ -163,6 +163,9 @@ class TableSettings(BaseModel):
     answer_s: Annotated[Seconds, Flag(AT_TABLE, name="--answer-time"), Shown()] = Field(
         60.0, description="time for each day answer (a vote)"
     )
+    phones: Annotated[bool, Flag(AT_TABLE), Shown()] = Field(
+        False, description="every player's phone as a private keypad and card (laptop's Wi-Fi)"
+    )
     # Only on the command line.
     seed: Annotated[int | None, Flag(NEW_GAME)] = Field(
         None, description="seed of the deal (same seed, same game)"
@@ -188,9 +191,6 @@ class TableSettings(BaseModel):
     )
     text: Annotated[bool, Flag(AT_TABLE)] = Field(
         False, description="the plain terminal host instead of the full screen"
-    )
-    phones: Annotated[bool, Flag(AT_TABLE)] = Field(
-        False, description="every player's phone as a private keypad and card (laptop's Wi-Fi)"
     )
     asr_model: Annotated[PathText | None, Flag(LISTENING)] = Field(
         None, description="a Vosk model folder (default: the language's in models/)"

@@ -9,6 +9,7 @@ from pathlib import Path
 from narrator.host.journal import DamagedRecord
 from narrator.host.journal import read_journal
 from narrator.host.journal import unfinished_records
+from narrator.phones.seating import kept_seats
 from narrator.prepared import Prepared
 from narrator.resume import Unfinished
 from narrator.resume import unfinished
@@ -87,7 +88,16 @@ def prepare_resumed(game: Unfinished) -> Prepared:
         kept=tuple(game.kept),
         drawn=dict(game.drawn),
         resumed_from=game.path,
+        seats_kept=kept_seats(game.phones.get("seats")),
+        phones_port=_port(game.phones.get("port")),
     )
+
+
+def _port(value: object) -> int | None:
+    """The phones' port a record names, if it is one a server may listen on."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 1024 <= value < 65536 else None
 
 
 def describe_unfinished(game: Unfinished, catalog: Catalog) -> str:

@@ -2,13 +2,16 @@
 
 ``open_phones`` starts serving on the laptop's network; ``keys`` and ``screen`` put the
 phones beside the laptop's own keys and screen; the hub itself is the table's
-``Private`` port. The composition root (``narrator.app``) is the only caller.
+``Private`` port. ``PhoneLink`` is the set-up screen's choice: served while it is on.
+The composition root (``narrator.app``) and the set-up screen are the callers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -50,6 +53,39 @@ class Phones:
         out.write(self.hub.word("phones.address", address=self.address) + "\n")
         out.flush()
 
+    def for_game(self, players: int, word: Words, kept: Mapping[int, str]) -> None:
+        """The game's own count, language and (for a resumed game) its phones' seats."""
+        self.hub.word = word
+        self.hub.resize(players)
+        self.hub.remember(kept)
+
+
+Opener = Callable[[int, Words], Phones]
+
+
+class PhoneLink:
+    """The phones as the set-up screen chooses them: served from the moment its choice
+    is on (so players join while the host sets up), stopped when it goes off, and
+    handed to the game at Start."""
+
+    def __init__(self, word: Words, opener: Opener | None = None) -> None:
+        self.word = word
+        self.phones: Phones | None = None
+        self._opener: Opener = opener or (lambda players, said: open_phones(players, said))
+
+    def open(self, players: int) -> Phones:
+        """Serving (started now, or already): an OSError when the laptop cannot."""
+        if self.phones is None:
+            self.phones = self._opener(players, self.word)
+        else:
+            self.phones.hub.resize(players)
+        return self.phones
+
+    def close(self) -> None:
+        if self.phones is not None:
+            self.phones.stop()
+            self.phones = None
+
 
 def open_phones(
     players: int, word: Words, *, host: str = ANY, port: int = PORT, period: float | None = None
@@ -67,5 +103,6 @@ def open_phones(
             with contextlib.suppress(Exception):
                 server.stop()
             continue
+        hub.port = bound
         return Phones(hub, server, page_address(shown, bound))
     raise AssertionError("unreachable")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import replace
 
 from narrator.phones import views
@@ -51,12 +52,39 @@ class Hub:
         self._inbox: queue.SimpleQueue[tuple[int, str | Attempt]] = queue.SimpleQueue()
         self._granted: dict[str, Joined | None] = {}  # answered requests: ticket → seat or None
         self._listeners: list[Callable[[], None]] = []
+        self._keep: Callable[[Mapping[str, str]], None] | None = None
+        self._written: dict[int, str] | None = None
+        self.port: int | None = None  # where the server listens (a resume asks for it again)
 
     def resize(self, seats: int) -> None:
         """The table has ``seats`` after all (the set-up screen chose another count)."""
         with self._lock:
             self.seating.seats = seats
         self._changed()
+
+    # --- what the game's record keeps --------------------------------------------------
+
+    def remember(self, kept: Mapping[int, str]) -> None:
+        """A resumed game's seats, as its record kept them (``Seating.remember``)."""
+        with self._lock:
+            self.seating.remember(kept)
+        self._kept_now()
+        self._changed()
+
+    def keep(self, write: Callable[[Mapping[str, str]], None]) -> None:
+        """``write`` is told who holds which seat (salted digests, seat numbers as text)
+        now and whenever it changes: the game's sealed record keeps it for a resume."""
+        self._keep, self._written = write, None
+        self._kept_now()
+
+    def _kept_now(self) -> None:
+        with self._lock:
+            kept = self.seating.kept()
+            if self._keep is None or kept == self._written:
+                return
+            self._written = kept
+            write = self._keep
+        write({str(seat): digest for seat, digest in sorted(kept.items())})
 
     # --- watching -------------------------------------------------------------------------
 
@@ -86,6 +114,10 @@ class Hub:
 
     def night(self, on: bool) -> None:
         self._set(night=on)
+
+    def record(self, add: Callable[..., None]) -> None:
+        """The game's record keeps the seats (``keep``) and the port, for a resume."""
+        self.keep(lambda seats: add("phones", port=self.port, seats=dict(seats)))
 
     def window(self, seats: tuple[int, ...] | None) -> None:
         """A wake window opens for ``seats`` (None: it has closed): what the laptop shows
@@ -140,11 +172,14 @@ class Hub:
     def hello(self, token: str | None) -> int | None:
         """The seat a phone coming back with ``token`` holds, if it still does."""
         with self._lock:
-            return self.seating.seat_of(token)
+            seat = self.seating.seat_of(token)
+        self._kept_now()
+        return seat
 
     def join(self, seat: int, token: str | None) -> Joined | Waiting:
         with self._lock:
             joined = self.seating.join(seat, token)
+        self._kept_now()
         self._changed()
         return joined
 
@@ -193,6 +228,7 @@ class Hub:
         with self._lock:
             joined = self.seating.confirm(ticket)
             self._granted[ticket] = joined
+        self._kept_now()
         self._changed()
         return joined
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import typing
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
@@ -39,6 +40,10 @@ from narrator.rules.recommended import with_recommended
 from narrator.rules.registry import get_variant
 from narrator.rules.registry import known_names
 from narrator.rules.registry import make_switches
+from narrator.screen.phones import TICK_S
+from narrator.screen.phones import SeatRequest
+from narrator.screen.phones import first_request
+from narrator.screen.phones import joined_text
 from narrator.screen.remembered import SetupChoice
 from narrator.screen.remembered import SetupValues
 from narrator.screen.remembered import last_path
@@ -61,6 +66,9 @@ from narrator.settings import number_kind
 from narrator.settings import shown_of
 from narrator.voice.catalog import Catalog
 from narrator.voice.catalog import load_catalog
+
+if TYPE_CHECKING:
+    from narrator.phones.at_table import PhoneLink
 
 
 class RulesScreen(ModalScreen[None]):
@@ -124,7 +132,7 @@ class SetupScreen(Screen[SetupChoice]):
     .row Select { width: 30; }
     .hint { color: #8a8aa0; padding: 0 0 1 2; }
     .heading { color: #f0e6c8; text-style: bold; padding: 1 0 0 0; }
-    #composition, #length, #listening { padding: 0 1; color: #e0d8b0; }
+    #composition, #length, #listening, #phones-panel { padding: 0 1; color: #e0d8b0; }
     #problem { color: #ff8a80; padding: 0 2; height: auto; }
     #buttons { height: 3; dock: bottom; padding: 0 1; }
     #buttons Button { min-width: 10; width: auto; margin: 0 1 0 0; }
@@ -137,11 +145,20 @@ class SetupScreen(Screen[SetupChoice]):
                   background: #16161c; padding: 0 1; }
     """
 
-    def __init__(self, catalog: Catalog, values: SetupValues, folder: Path | None = None):
+    def __init__(
+        self,
+        catalog: Catalog,
+        values: SetupValues,
+        folder: Path | None = None,
+        *,
+        phones: PhoneLink | None = None,
+    ):
         super().__init__()
         self.catalog = catalog
         self.values = values
         self.folder = folder
+        self.phones = phones  # served while the phones' row is on (None: not offered here)
+        self.asking: str | None = None  # the request for a held seat on screen now
 
     def t(self, key: str, **params: object) -> str:
         return self.catalog.text(key, params)
@@ -183,6 +200,8 @@ class SetupScreen(Screen[SetupChoice]):
                     yield Static("", id="length")
                 if name == "input":
                     yield Static("", id="listening")
+                if name == "phones":
+                    yield Static(joined_text(self.phones, self.catalog), id="phones-panel")
             game_title = self._text(f"setup.game_title.{game}", game)
             yield Static(self.t("setup.rules", game=game_title), classes="heading")
             yield from self._switches()
@@ -257,6 +276,9 @@ class SetupScreen(Screen[SetupChoice]):
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._preview)
+        if self.phones is not None:
+            self._serve_phones(self.values.settings.phones)
+            self.set_interval(TICK_S, self._show_phones)
         # A stopped game first: 2 chooses it, then Enter on «Начать» (+) continues it.
         self.query_one("#resume" if self.values.unfinished else "#start").focus()
 
@@ -375,6 +397,8 @@ class SetupScreen(Screen[SetupChoice]):
         self.query_one("#listening", Static).update(self._listening_text(values))
         variant = get_variant(values.game)
         count = values.players or default_players(variant)
+        if self.phones is not None and self.phones.phones is not None:
+            self.phones.phones.hub.resize(count)
         options = with_recommended(values.game, count, values.options)  # when none chosen
         cards = variant.composition(count, make_switches(variant, options))
         roles = ", ".join(f"{self.t(f'role.{r}')} × {n}" for r, n in cards.counts.items() if n)
@@ -484,7 +508,44 @@ class SetupScreen(Screen[SetupChoice]):
             self._preview()
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
+        if event.switch.id == "phones":
+            self._serve_phones(event.value)
         self._preview()
+
+    def _serve_phones(self, on: bool) -> None:
+        """The phones' server on (the players join while the host sets up) or off."""
+        if self.phones is None:
+            return
+        if not on:
+            self.phones.close()
+        elif self.phones.phones is None:
+            try:
+                self.phones.open(self._players())
+            except OSError as error:
+                self.query_one("#problem", Static).update(
+                    self.t("phones.failed", reason=error.strerror or str(error))
+                )
+        self._show_phones()
+
+    def _players(self) -> int:
+        try:
+            return int(self.query_one("#players", Input).value.strip())
+        except (NoMatches, ValueError):
+            return self.values.settings.players or default_players(
+                get_variant(self.values.settings.game)
+            )
+
+    def _show_phones(self) -> None:
+        """The address, its QR code and the seats joined; a request for a held seat asked."""
+        with contextlib.suppress(NoMatches):  # the screen is being rebuilt
+            self.query_one("#phones-panel", Static).update(joined_text(self.phones, self.catalog))
+        request = first_request(self.phones)
+        if request is None or self.phones is None or self.asking == request[0]:
+            return
+        if self.app.screen is not self:
+            return  # the rules page or an open list first
+        self.asking = request[0]
+        self.app.push_screen(SeatRequest(self.phones, *request, self.catalog))
 
     def action_rules(self) -> None:
         game = self.values.settings.game

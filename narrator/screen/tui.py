@@ -15,6 +15,7 @@ import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
@@ -49,6 +50,9 @@ from narrator.voice.catalog import DAWN
 from narrator.voice.catalog import Catalog
 from narrator.voice.catalog import load_catalog
 from narrator.voice.catalog import phase_in_words
+
+if TYPE_CHECKING:
+    from narrator.phones.at_table import PhoneLink
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 # The fixed rows of the table page: phase bar, narrator line, seat ring, and the log's
@@ -171,9 +175,11 @@ class TableApp(App[int]):
         on_repeat: Callable[[str], None] | None = None,
         setup: SetupValues | None = None,
         config: Path | None = None,
+        phones: PhoneLink | None = None,
     ) -> None:
         super().__init__()
         self.setup = setup  # shown first when given
+        self.phones = phones  # served by the set-up screen while its choice is on
         self.choice: SetupChoice | None = None  # what it chose
         self.config = config
         self.catalog = catalog
@@ -230,7 +236,8 @@ class TableApp(App[int]):
         if self.setup is None:
             self._start_game()
             return
-        self.push_screen(SetupScreen(self.catalog, self.setup, self.config), self._chosen)
+        setup = SetupScreen(self.catalog, self.setup, self.config, phones=self.phones)
+        self.push_screen(setup, self._chosen)
 
     def _chosen(self, choice: SetupChoice | None) -> None:
         self.choice = choice

@@ -80,19 +80,23 @@ def play_at_table(settings: TableSettings, prepared: Prepared | None = None) -> 
             phones.stop()
 
 
-def open_phones_for(settings: TableSettings, prepared: Prepared) -> Phones | None:
+def open_phones_for(
+    settings: TableSettings, prepared: Prepared, host: str | None = None
+) -> Phones | None:
     """With ``--phones``: the phones' server, its address and QR code shown, and (at a
-    real keyboard) a wait for Enter while the players join."""
+    real keyboard) a wait for Enter while the players join. A resumed game's phones get
+    their seats back with their tokens, on the port they knew if it is free."""
     if not settings.phones:
         return None
     import sys
 
+    from narrator.phones.at_table import ANY
     from narrator.phones.at_table import PORT
     from narrator.phones.at_table import open_phones
 
     catalog = prepared.catalog
     port = prepared.phones_port or PORT  # a resumed game's, so its phones find it again
-    phones = open_phones(prepared.players, _words(catalog), port=port)
+    phones = open_phones(prepared.players, _words(catalog), host=host or ANY, port=port)
     phones.hub.remember(prepared.seats_kept)
     phones.show(sys.stdout)
     if not settings.demo and sys.stdin.isatty():

@@ -1,0 +1,146 @@
+"""The phones on the set-up screen: its row serves them (the short address and the QR
+code shown, the seats joined listed live), a request for a held seat is answered with
+the keypad alone (1 Enter gives it, 0 Enter keeps it), and with the row off nothing is
+served."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.widgets import Static
+from textual.widgets import Switch
+
+from narrator.phones.at_table import PhoneLink
+from narrator.phones.at_table import Phones
+from narrator.phones.at_table import open_phones
+from narrator.phones.seating import Joined
+from narrator.phones.seating import Waiting
+from narrator.rules.codec import Words
+from narrator.screen.phones import SeatRequest
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import initial_values
+from narrator.screen.setup import SetupScreen
+from narrator.settings import TableSettings
+from narrator.voice.catalog import load_catalog
+from tests.test_setup_screen import started
+from tests.test_tui import until
+
+Steps = Callable[[Any, App[None], PhoneLink], Awaitable[None]]
+
+
+def loopback(players: int, word: Words) -> Phones:
+    return open_phones(players, word, host="127.0.0.1", port=0, period=0.1)
+
+
+def run_with_phones(settings: TableSettings, folder: Path, steps: Steps) -> list[SetupChoice]:
+    """The set-up screen with a phone link on loopback; ``steps``, then Start."""
+    catalog = load_catalog(settings.lang)
+    link = PhoneLink(lambda key, **params: catalog.text(key, params), loopback)
+    chosen: list[SetupChoice] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            screen = SetupScreen(catalog, initial_values(settings, folder), folder, phones=link)
+            self.push_screen(screen, chosen.append)  # type: ignore[arg-type]
+
+    async def main() -> None:
+        app = Host()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, SetupScreen) and started(app))
+            await steps(pilot, app, link)
+            app.screen.query_one("#start").focus()
+            await pilot.pause()
+            await pilot.press("enter")
+            await until(pilot, lambda: bool(chosen))
+
+    try:
+        asyncio.run(main())
+    finally:
+        link.close()
+    return chosen
+
+
+def panel(app: App[None]) -> str:
+    return str(app.screen.query_one("#phones-panel", Static).render())
+
+
+def test_phones_on_show_the_address_qr_and_seats_and_a_held_seat_waits_for_the_keypad(
+    tmp_path: Path,
+) -> None:
+    async def steps(pilot: Any, app: App[None], link: PhoneLink) -> None:
+        phones = link.phones
+        assert phones is not None, "the row is on: the phones are served"
+        await until(pilot, lambda: phones.address in panel(app))
+        assert "▀" in panel(app) or "█" in panel(app), "no QR code"
+        assert "Телефоны за столом: —" in panel(app)
+        hub = phones.hub
+        first = hub.join(3, None)
+        assert isinstance(first, Joined)
+        await until(pilot, lambda: "Телефоны за столом: 3" in panel(app))
+        # Another phone asks for seat 3: the laptop asks, the keypad answers.
+        asked = hub.join(3, None)
+        assert isinstance(asked, Waiting)
+        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        text = str(app.screen.query_one("#seat-request", Static).render())
+        assert "место 3" in text and "1 Enter" in text and "0 Enter" in text
+        await pilot.press("7", "enter")  # neither answer: wiped, still asked
+        assert isinstance(app.screen, SeatRequest)
+        await pilot.press("0", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        assert hub.granted(asked.ticket) is None  # refused: the seat stays
+        assert hub.hello(first.token) == 3
+        again = hub.join(3, None)
+        assert isinstance(again, Waiting)
+        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        await pilot.press("1", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+        given = hub.granted(again.ticket)
+        assert isinstance(given, Joined) and given.seat == 3
+        assert hub.hello(first.token) is None  # the old phone lost it
+        await until(pilot, lambda: "Телефоны за столом: 3" in panel(app))
+
+    (choice,) = run_with_phones(TableSettings(game="onenight", phones=True), tmp_path, steps)
+    assert choice.settings.phones
+
+
+def test_the_phones_row_switched_on_and_off_with_the_keypad(tmp_path: Path) -> None:
+    async def steps(pilot: Any, app: App[None], link: PhoneLink) -> None:
+        assert link.phones is None and panel(app) == ""  # off: nothing served
+        switch = app.screen.query_one("#phones", Switch)
+        for _ in range(60):  # + moves to the row, Enter switches it
+            if app.focused is switch:
+                break
+            await pilot.press("plus")
+        assert app.focused is switch
+        await pilot.press("enter")
+        await until(pilot, lambda: link.phones is not None and "http://" in panel(app))
+        await pilot.press("enter")
+        await until(pilot, lambda: link.phones is None and panel(app) == "")
+        await pilot.press("enter")
+        await until(pilot, lambda: link.phones is not None)
+
+    (choice,) = run_with_phones(TableSettings(game="onenight"), tmp_path, steps)
+    assert choice.settings.phones
+
+
+def test_english_lines_for_the_phones_row(tmp_path: Path) -> None:
+    async def steps(pilot: Any, app: App[None], link: PhoneLink) -> None:
+        assert link.phones is not None
+        await until(pilot, lambda: "Phones at the table: —" in panel(app))
+        asked = link.phones.hub.join(1, None)
+        assert isinstance(asked, Joined)
+        waiting = link.phones.hub.join(1, None)
+        assert isinstance(waiting, Waiting)
+        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        assert "seat 1" in str(app.screen.query_one("#seat-request", Static).render())
+        await pilot.press("0", "enter")
+        await until(pilot, lambda: isinstance(app.screen, SetupScreen))
+
+    settings = TableSettings(game="halloween", phones=True, lang="en")
+    (choice,) = run_with_phones(settings, tmp_path, steps)
+    assert choice.settings.phones and choice.settings.lang == "en"

@@ -106,7 +106,7 @@ class Live:
 
 
 class Private(Protocol):
-    """The players' own screens (their phones, issue 32): whose private moment it is.
+    """The players' own screens (their phones): whose private moment it is.
 
     The laptop's screen is the private channel of whoever is awake; this tells the
     phones who that is, so each phone shows only its own seat's part of it.

@@ -107,7 +107,7 @@ class TablePorts:
     voice: Voice
     sound: Sound
     clock: Clock
-    phones: Private | None = None  # the players' phones (issue 32), if they play with them
+    phones: Private | None = None  # the players' phones, if they play with them
 
 
 def recorded_game(

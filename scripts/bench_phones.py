@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the phones (issue 32): 12 phones joined on loopback, the time from a tap
+"""Benchmark of the phones: 12 phones joined on loopback, the time from a tap
 to the answer accepted (p50 / p99), and the server's memory.
 
 The phones are plain WebSocket clients (aiohttp) speaking the page's own messages; the

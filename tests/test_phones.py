@@ -1,4 +1,4 @@
-"""The phones (issue 32): seats bound by tokens, one fixed frame size, each phone its own
+"""The phones: seats bound by tokens, one fixed frame size, each phone its own
 view, a phone answering only for its own seat; the server on loopback with real sockets."""
 
 from __future__ import annotations

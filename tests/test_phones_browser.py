@@ -1,4 +1,4 @@
-"""The phones in a real browser (issue 32): Debian's chromium driven by Playwright, one
+"""The phones in a real browser: Debian's chromium driven by Playwright, one
 mobile context per phone, everything on loopback.
 
 Phones join, one reloads and gets its seat back, and a whole ``onenight`` game is

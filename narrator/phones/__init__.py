@@ -1,4 +1,4 @@
-"""Every player's phone as a private keypad and card, served by the laptop (issue 32).
+"""Every player's phone as a private keypad and card, served by the laptop.
 
 ``seating`` binds a seat to a phone by a random token, ``views`` says what each phone
 shows (one seat's view, never another's), ``wire`` turns a view into a frame of one

@@ -49,6 +49,30 @@ def first_request(link: PhoneLink | None) -> tuple[str, int] | None:
     return next(iter(phones.hub.waiting().items()), None)
 
 
+def switched(link: PhoneLink | None, on: bool, players: int) -> OSError | None:
+    """The phones served (``on``) or not; why the laptop cannot serve them, if it cannot."""
+    if link is None:
+        return None
+    if not on:
+        link.close()
+    elif link.phones is None:
+        try:
+            link.open(players)
+        except OSError as error:
+            return error
+    return None
+
+
+def request_screen(
+    link: PhoneLink | None, catalog: Catalog, asked: str | None
+) -> SeatRequest | None:
+    """The question for the oldest request for a held seat, unless it is ``asked`` already."""
+    request = first_request(link)
+    if link is None or request is None or request[0] == asked:
+        return None
+    return SeatRequest(link, *request, catalog)
+
+
 class SeatRequest(ModalScreen[None]):
     """A phone asks for seat ``seat``, held by another: ``1`` Enter gives it, ``0`` Enter
     keeps it; any other entry is wiped. It closes by itself once the request is gone."""

@@ -41,9 +41,9 @@ from narrator.rules.registry import get_variant
 from narrator.rules.registry import known_names
 from narrator.rules.registry import make_switches
 from narrator.screen.phones import TICK_S
-from narrator.screen.phones import SeatRequest
-from narrator.screen.phones import first_request
 from narrator.screen.phones import joined_text
+from narrator.screen.phones import request_screen
+from narrator.screen.phones import switched
 from narrator.screen.remembered import SetupChoice
 from narrator.screen.remembered import SetupValues
 from narrator.screen.remembered import last_path
@@ -465,6 +465,7 @@ class SetupScreen(Screen[SetupChoice]):
     async def _recomposed(self, focus: str) -> None:
         await self.recompose()
         self.query_one(f"#{focus}").focus()
+        self._serve_phones(self.query_one("#phones", Switch).value)  # another game's choice
         self._preview()
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -514,38 +515,22 @@ class SetupScreen(Screen[SetupChoice]):
 
     def _serve_phones(self, on: bool) -> None:
         """The phones' server on (the players join while the host sets up) or off."""
-        if self.phones is None:
-            return
-        if not on:
-            self.phones.close()
-        elif self.phones.phones is None:
-            try:
-                self.phones.open(self._players())
-            except OSError as error:
-                self.query_one("#problem", Static).update(
-                    self.t("phones.failed", reason=error.strerror or str(error))
-                )
+        settings = self.values.settings
+        players = settings.players or default_players(get_variant(settings.game))
+        failed = switched(self.phones, on, players)  # the count typed follows (_preview)
+        if failed is not None:
+            reason = failed.strerror or str(failed)
+            self.query_one("#problem", Static).update(self.t("phones.failed", reason=reason))
         self._show_phones()
-
-    def _players(self) -> int:
-        try:
-            return int(self.query_one("#players", Input).value.strip())
-        except (NoMatches, ValueError):
-            return self.values.settings.players or default_players(
-                get_variant(self.values.settings.game)
-            )
 
     def _show_phones(self) -> None:
         """The address, its QR code and the seats joined; a request for a held seat asked."""
         with contextlib.suppress(NoMatches):  # the screen is being rebuilt
             self.query_one("#phones-panel", Static).update(joined_text(self.phones, self.catalog))
-        request = first_request(self.phones)
-        if request is None or self.phones is None or self.asking == request[0]:
-            return
-        if self.app.screen is not self:
-            return  # the rules page or an open list first
-        self.asking = request[0]
-        self.app.push_screen(SeatRequest(self.phones, *request, self.catalog))
+        asking = request_screen(self.phones, self.catalog, self.asking)
+        if asking is not None and self.app.screen is self:  # not over the rules page
+            self.asking = asking.ticket
+            self.app.push_screen(asking)
 
     def action_rules(self) -> None:
         game = self.values.settings.game

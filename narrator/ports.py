@@ -124,6 +124,11 @@ class Private(Protocol):
         the card, so the laptop must not; then the phone's Enter (or the laptop's) ends it."""
         ...
 
+    def speech(self, seat: int | None, interrupt: Prompt | None) -> None:
+        """A public countdown runs: ``seat``'s speech (None: nobody's; both None: it is
+        over), which ``interrupt`` may cut short (a werewolf exploding)."""
+        ...
+
 
 class NoPhones:
     """No phones at the table: the laptop is every seat's screen."""
@@ -136,6 +141,9 @@ class NoPhones:
 
     def deal(self, seat: int | None, card: str = "") -> bool:
         return False
+
+    def speech(self, seat: int | None, interrupt: Prompt | None) -> None:
+        pass
 
 
 class Lines(Protocol):

@@ -1,4 +1,4 @@
-"""Playing a whole game on browser phones (issue 32), shared by the phone tests.
+"""Playing a whole game on browser phones, shared by the phone tests.
 
 Debian's chromium driven by Playwright, one mobile context per seat, everything on
 loopback; the laptop narrates silently and its keypad answers only what stays on it

@@ -1,4 +1,4 @@
-"""Whole games of halloween, sport_mafia and alliance on browser phones (issue 32).
+"""Whole games of halloween, sport_mafia and alliance on browser phones.
 
 One mobile context per seat, the laptop narrating silently; every answer a player gives
 for his own seat is tapped on his phone (the shooters' entries and the sheriff's

@@ -130,6 +130,11 @@ class Private(Protocol):
         again (never a token, never a role)."""
         ...
 
+    def speech(self, seat: int | None, interrupt: Prompt | None) -> None:
+        """A public countdown runs: ``seat``'s speech (None: nobody's; both None: it is
+        over), which ``interrupt`` may cut short (a werewolf exploding)."""
+        ...
+
 
 class NoPhones:
     """No phones at the table: the laptop is every seat's screen."""
@@ -144,6 +149,9 @@ class NoPhones:
         return False
 
     def record(self, add: Callable[..., None]) -> None:
+        pass
+
+    def speech(self, seat: int | None, interrupt: Prompt | None) -> None:
         pass
 
 

@@ -130,6 +130,9 @@ def press(
     being called, ``called`` the one called now (a Space presses it).
     """
     if isinstance(key, Attempt):
+        interrupt = entry.interrupt if entry is not None else None
+        if entry is not None and interrupt is not None and key.prompt == interrupt.id:
+            return _claimed(entry, key.text)  # a claim from a phone, or its confirmation
         return entry, _heard(entry, key, enter_ends)
     if key == INTERRUPT:
         return entry, AskStop()
@@ -160,6 +163,17 @@ def _heard(entry: Entry | None, given: Attempt, enter_ends: bool) -> Effect | No
     if prompt.calls or (given.source == "voice" and not prompt.spoken):
         return End() if ends else None
     return Heard(given.text, ends)
+
+
+def _claimed(entry: Entry, text: str) -> tuple[Entry, Effect | None]:
+    """An interrupt's whole text given at once (``8 2``), as ``*8`` Enter would be; or
+    with no text, the claimant's Enter confirming his claim."""
+    assert entry.interrupt is not None
+    if not text:
+        if entry.claim is None:
+            return entry, None
+        return replace(entry, claim=None), Interrupt(entry.claim)
+    return entry, Claim(text) if entry.interrupt.claim is not None else Interrupt(text)
 
 
 def _enter(entry: Entry, enter_ends: bool) -> tuple[Entry, Effect | None]:

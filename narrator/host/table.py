@@ -465,6 +465,7 @@ class TableDriver(Driver):
         if step.prompt is not None or step.interrupt is not None:
             entry = Entry(step.prompt, interrupt=step.interrupt)
         self.keys.expect(step.prompt, speech=True)
+        self.phones.speech(step.seat, step.interrupt)
 
         def confirm(answer: Answer) -> None:
             self.confirm(step, answer)
@@ -480,6 +481,7 @@ class TableDriver(Driver):
             on_answer=confirm,
         )
         ran_out, entry = self._run(reading, entry)
+        self.phones.speech(None, None)
         if ran_out and step.expired is not None:  # not ended early, nor by an interrupt
             self.carry_out(Say(step.expired))
         self.keys.expect(None)

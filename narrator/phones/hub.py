@@ -9,6 +9,11 @@ as an :class:`~narrator.ports.Attempt` for the open prompt, in the codec's forms
 it counts only if the prompt is that phone's own seat's (``views.may_answer``),
 checked again when the table reads it. Every phone's keypad reacts the same whether
 its answer counts or not.
+
+A gathered prompt (``views.gathered``: the shooters' entries, the candidates) is handed
+over once every seat that gives a part has given it, as one attempt. By day an empty
+Enter on the speaker's phone ends his speech, and ``*`` with one's own seat claims a
+werewolf's explosion, confirmed by the claimant's empty Enter, as at the laptop.
 """
 
 from __future__ import annotations
@@ -49,6 +54,9 @@ class Hub:
         self._lock = threading.RLock()
         self._moment = Moment()
         self._typed: dict[int, str] = {}
+        self._notes: dict[int, str] = {}  # why a phone's own last Enter was refused there
+        self._parts: dict[int, str] = {}  # each seat's part of the open gathered prompt
+        self._claimant: int | None = None  # who claimed an explosion in this speech
         self._inbox: queue.SimpleQueue[tuple[int, str | Attempt]] = queue.SimpleQueue()
         self._granted: dict[str, Joined | None] = {}  # answered requests: ticket → seat or None
         self._listeners: list[Callable[[], None]] = []
@@ -134,8 +142,16 @@ class Hub:
         self._changed()
         return True
 
+    def speech(self, seat: int | None, interrupt: Prompt | None) -> None:
+        """A speech (or a public countdown) runs: ``seat``'s (None: nobody's, or it is
+        over), and ``interrupt`` may cut it short (a werewolf exploding)."""
+        with self._lock:
+            self._claimant = None
+        self._set(speaker=seat, interrupt=interrupt)
+
     def expect(self, prompt: Prompt | None) -> None:
         with self._lock:
+            self._parts.clear()
             label = self._moment.label if prompt is not None else ""
             self._moment = replace(self._moment, prompt=prompt, label=label, reason="")
         self._changed()
@@ -188,18 +204,64 @@ class Hub:
         with self._lock:
             typed = self._typed.get(seat, "")
             self._typed[seat] = views.typed_after(typed, key)
+            self._notes.pop(seat, None)
             if key != ENTER:
                 return
             moment = self._moment
             if moment.dealing == seat:
                 self._inbox.put((seat, ENTER))  # the card has been seen
-            elif typed.strip() and moment.prompt is not None and views.may_answer(moment, seat):
-                text = codec.from_keys(typed, moment.prompt)
-                self._inbox.put((seat, Attempt(moment.prompt.id, text, SOURCE)))
+            elif not moment.night:
+                self._by_day(seat, typed.strip(), moment)
+            elif typed.strip():
+                self._answer(seat, typed, moment)
+
+    def _answer(self, seat: int, typed: str, moment: Moment) -> None:
+        """``typed`` handed over by ``seat``: an answer, or its part of a gathered one."""
+        prompt = moment.prompt
+        if prompt is None or not views.may_answer(moment, seat):
+            return
+        text = codec.from_keys(typed, prompt)
+        if not views.gathered(prompt):
+            self._inbox.put((seat, Attempt(prompt.id, text, SOURCE)))
+            return
+        if prompt.entries == 1 and text not in {str(seat), codec.from_keys("0", prompt)}:
+            self._notes[seat] = self.word("phones.own_seat", seat=seat)
+            return
+        self._parts[seat] = text
+        givers = views.givers(prompt)
+        if all(s in self._parts for s in givers):
+            parts = [self._parts[s] for s in givers]
+            if prompt.entries == 1:  # a set of seats: those who said so, or nobody
+                parts = [p for p in parts if p.isdigit()] or parts[:1]
+            self._parts.clear()
+            self._inbox.put((seat, Attempt(prompt.id, " ".join(parts), SOURCE)))
+
+    def _by_day(self, seat: int, typed: str, moment: Moment) -> None:
+        """An Enter by day: an answer, a claim (``*`` and one's own seat), its
+        confirmation, or the end of one's own speech."""
+        interrupt = moment.interrupt
+        prompt_id = moment.prompt.id if moment.prompt is not None else None
+        if typed and interrupt is not None:
+            claim = codec.interrupt_from_keys(typed, interrupt)
+            if claim is not None:
+                if claim.split()[0] != str(seat):
+                    self._notes[seat] = self.word("phones.own_seat", seat=seat)
+                    return
+                self._claimant = seat
+                self._inbox.put((seat, Attempt(interrupt.id, claim, SOURCE)))
+                return
+        if typed:
+            self._answer(seat, typed, moment)
+        elif interrupt is not None and seat == self._claimant:  # he confirms his claim
+            self._claimant = None
+            self._inbox.put((seat, Attempt(interrupt.id, "", SOURCE)))
+        elif seat == moment.speaker:
+            self._inbox.put((seat, Attempt(prompt_id, "", SOURCE, ends=True)))
 
     def view(self, seat: int) -> View:
         with self._lock:
-            return views.view_for(seat, self._moment, self._typed.get(seat, ""), self.word)
+            typed, note = self._typed.get(seat, ""), self._notes.get(seat, "")
+            return views.view_for(seat, self._moment, typed, self.word, note)
 
     def take(self) -> str | Attempt | None:
         """The next key from a phone that still counts now, else None (never waits)."""
@@ -208,14 +270,22 @@ class Hub:
                 seat, key = self._inbox.get_nowait()
             except queue.Empty:
                 return None
-            with self._lock:
-                moment = self._moment
-            if key == ENTER and moment.dealing == seat:
+            if self._counts(seat, key):
                 return key
-            prompt = moment.prompt
-            if isinstance(key, Attempt) and prompt is not None and key.prompt == prompt.id:  # noqa: SIM102
-                if views.may_answer(moment, seat):
-                    return key
+
+    def _counts(self, seat: int, key: str | Attempt) -> bool:
+        """Whether ``seat``'s key, handed over a moment ago, still counts now."""
+        with self._lock:
+            moment = self._moment
+        if key == ENTER:
+            return moment.dealing == seat
+        assert isinstance(key, Attempt)
+        if moment.interrupt is not None and key.prompt == moment.interrupt.id:
+            return not moment.night
+        if key.ends and not key.text:
+            return moment.speaker == seat and not moment.night
+        prompt = moment.prompt
+        return prompt is not None and key.prompt == prompt.id and views.may_answer(moment, seat)
 
     # --- the laptop confirms a phone taking a bound seat ----------------------------------
 

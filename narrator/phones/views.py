@@ -5,7 +5,15 @@ secret is ever in what it receives. At night every joined phone shows the same
 page, a keypad, whoever is awake (``night_view``): a lit screen or a tap tells
 nothing; the woken seats' keypad carries their window's question, lines and
 result, the others' only what they typed themselves. By day a phone is a keypad
-while its own seat is asked (a vote), else it shows the table's public lines.
+while its own seat is asked (a vote, a nomination), while it speaks (an empty Enter
+ends its speech) and for every seat while a speech may be interrupted (a werewolf's
+``*8``: every phone alike), else it shows the table's public lines.
+
+Some answers are gathered from several phones, each giving its own part
+(:func:`gathered`): the black players' shots, one entry each, and a set of seats each
+player gives for himself (the sheriff's candidates, the withdrawals). What stays on
+the laptop's keypad: a whole-table answer (a hand count), a blind pause (the dead
+hunter's shot), a call-mode shot.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from typing import Literal
 
 from narrator.ports import BACKSPACE
 from narrator.ports import ENTER
+from narrator.rules.answers import AnswerKind
 from narrator.rules.codec import Words
 from narrator.rules.prompts import Prompt
 
@@ -43,6 +52,8 @@ class Moment:
     dealing: int | None = None
     card: str = ""
     ended: bool = False
+    speaker: int | None = None  # whose speech runs (an empty Enter on his phone ends it)
+    interrupt: Prompt | None = None  # what may interrupt it (a werewolf's ``*8``)
 
 
 @dataclass(frozen=True)
@@ -60,16 +71,36 @@ class View:
     secret: str = ""
 
 
+def gathered(prompt: Prompt) -> bool:
+    """Whether ``prompt`` is answered in parts, one per seat, on the phones: the shooters'
+    entries (``7`` Enter each), or a set of seats each gives for himself (``4``: I run,
+    ``0``: I do not)."""
+    return prompt.entries > 1 or (AnswerKind.SEATS in prompt.accepts and len(prompt.seats) != 1)
+
+
+def givers(prompt: Prompt) -> tuple[int, ...]:
+    """The seats whose parts make a gathered prompt's answer: its seats, or for the whole
+    table every seat its answers may name (the living)."""
+    if prompt.seats:
+        return prompt.seats
+    named = {int(t) for option in prompt.options for t in option.split() if t.isdigit()}
+    return tuple(sorted(named))
+
+
 def may_answer(moment: Moment, seat: int) -> bool:
     """Whether an answer typed on ``seat``'s phone counts now: the open prompt is its
-    own (or the whole table's), and at night only inside a window it is awake in.
+    own (or it gives its part of a gathered one), and at night only inside a window it
+    is awake in.
 
-    Prompts typed in several entries, answered by calls, claims and blind prompts are
-    answered at the laptop's keypad (it keeps working for every seat)."""
+    A whole-table answer (a hand count), a blind pause, a claim and a prompt answered by
+    calls are the laptop's keypad's (it keeps working for every seat)."""
     prompt = moment.prompt
-    if prompt is None or prompt.calls or prompt.blind or prompt.claim or prompt.entries > 1:
+    if prompt is None or prompt.calls or prompt.blind or prompt.claim:
         return False
-    if prompt.seats and seat not in prompt.seats:
+    if gathered(prompt):
+        if seat not in givers(prompt):
+            return False
+    elif seat not in prompt.seats:
         return False
     if moment.window is not None:
         return seat in moment.window
@@ -101,8 +132,15 @@ def night_view(seat: int, moment: Moment, typed: str, word: Words) -> View:
     )
 
 
-def view_for(seat: int, moment: Moment, typed: str, word: Words) -> View:
-    """What ``seat``'s phone shows at ``moment``."""
+def may_speak(moment: Moment, seat: int) -> bool:
+    """Whether ``seat``'s phone has a keypad by day for a speech: its own (an empty Enter
+    ends it), or any while a werewolf may explode (every phone alike)."""
+    return not moment.night and (moment.speaker == seat or moment.interrupt is not None)
+
+
+def view_for(seat: int, moment: Moment, typed: str, word: Words, note: str = "") -> View:
+    """What ``seat``'s phone shows at ``moment``; ``note``: why its own last Enter was
+    refused on the phone itself (an answer for another seat)."""
     title = word("screen.player", seat=seat)
     if moment.ended:
         return View("wait", seat, "end", title, lines=moment.lines)
@@ -110,6 +148,7 @@ def view_for(seat: int, moment: Moment, typed: str, word: Words) -> View:
         return View("card", seat, "day", title, word("phones.card_hold"), secret=moment.card)
     if moment.night:
         return night_view(seat, moment, typed, word)
-    if may_answer(moment, seat):
-        return View("keypad", seat, "day", title, moment.label, typed, moment.reason, moment.lines)
+    if may_answer(moment, seat) or may_speak(moment, seat):
+        reason = note or moment.reason
+        return View("keypad", seat, "day", title, moment.label, typed, reason, moment.lines)
     return View("wait", seat, "day", title, word("phones.wait"), lines=moment.lines)

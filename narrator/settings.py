@@ -131,6 +131,11 @@ class TableSettings(BaseModel):
     lang: Annotated[Language, Flag(ANY_GAME), Shown()] = Field(
         "ru", description="language of the host"
     )
+    # Right after the table's size and language: on, the phones' address and code show
+    # at the top of the set-up screen, where the whole table can see them.
+    phones: Annotated[bool, Flag(AT_TABLE), Shown()] = Field(
+        False, description="every player's phone as a private keypad and card (laptop's Wi-Fi)"
+    )
     voice: Annotated[
         str | None, Flag(ANY_GAME, metavar="ENGINE:VOICE", const=SPOKEN), Shown(switch=True)
     ] = Field(
@@ -162,9 +167,6 @@ class TableSettings(BaseModel):
     )
     answer_s: Annotated[Seconds, Flag(AT_TABLE, name="--answer-time"), Shown()] = Field(
         60.0, description="time for each day answer (a vote)"
-    )
-    phones: Annotated[bool, Flag(AT_TABLE), Shown()] = Field(
-        False, description="every player's phone as a private keypad and card (laptop's Wi-Fi)"
     )
     # Only on the command line.
     seed: Annotated[int | None, Flag(NEW_GAME)] = Field(

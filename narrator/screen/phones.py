@@ -32,11 +32,11 @@ def joined_text(link: PhoneLink | None, catalog: Catalog) -> str:
     if phones is None:
         return ""
     seats = " ".join(str(seat) for seat in phones.hub.seating.bound()) or "—"
-    return "\n".join(
+    return "\n".join(  # the words first: on a short screen the code may run off its foot
         (
-            qr_text(phones.address).rstrip("\n"),
             catalog.text("phones.address", {"address": phones.address}),
             catalog.text("phones.joined", {"seats": seats}),
+            qr_text(phones.address).rstrip("\n"),
         )
     )
 

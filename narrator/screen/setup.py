@@ -523,6 +523,12 @@ class SetupScreen(Screen[SetupChoice]):
             self.query_one("#problem", Static).update(self.t("phones.failed", reason=reason))
         self._show_phones()
 
+    def on_descendant_focus(self, event: Any) -> None:
+        """The phones' row focused: its address and code come into view whole."""
+        if getattr(event.widget, "id", None) == "phones":
+            with contextlib.suppress(NoMatches):
+                self.query_one("#phones-panel", Static).scroll_visible(animate=False)
+
     def _show_phones(self) -> None:
         """The address, its QR code and the seats joined; a request for a held seat asked."""
         with contextlib.suppress(NoMatches):  # the screen is being rebuilt

@@ -169,6 +169,7 @@ def resume_at_table(
         lang=game.lang,
         players=game.players,
         answer_s=answer_s or game.answer_s or settings.answer_s,
+        phones=settings.phones or bool(game.phones),  # its phones come back with it
     )
     return play_at_table(resumed, prepared)
 

@@ -62,11 +62,13 @@ def bound_then_stopped(tmp_path: Path) -> tuple[Path, dict[int, str], int]:
     return records, tokens, port
 
 
-def resumed(records: Path, monkeypatch: Any) -> tuple[TableSettings, Prepared]:
-    """What `narrator resume --phones` hands the table (the table itself is not run)."""
+def resumed(
+    records: Path, monkeypatch: Any, *, phones: bool = True
+) -> tuple[TableSettings, Prepared]:
+    """What `narrator resume [--phones]` hands the table (the table itself is not run)."""
     played: list[tuple[TableSettings, Prepared]] = []
     monkeypatch.setattr(table, "play_at_table", lambda *given: played.append(given))
-    settings = TableSettings(game="onenight", record_dir=records, phones=True, text=True)
+    settings = TableSettings(game="onenight", record_dir=records, phones=phones, text=True)
     table.resume_at_table(settings, choice=None, listing=False)
     (given,) = played
     return given
@@ -144,3 +146,13 @@ def test_the_resumed_game_s_record_keeps_the_seats_again() -> None:
 @pytest.mark.parametrize("bad", [None, [], {"2": "nope"}, {"x": "0" * 32 + ":" + "0" * 64}])
 def test_a_record_s_broken_seats_are_left_out(bad: object) -> None:
     assert kept_seats(bad) == {}
+
+
+def test_a_game_that_had_phones_resumes_with_them_without_being_told(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Found playing by hand: a plain `narrator resume` of a game with phones served none,
+    and the players' pages waited for a laptop that never came back."""
+    records, _, port = bound_then_stopped(tmp_path)
+    settings, prepared = resumed(records, monkeypatch, phones=False)
+    assert settings.phones and prepared.phones_port == port

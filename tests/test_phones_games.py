@@ -113,6 +113,7 @@ def test_a_whole_sport_mafia_game_on_phones(browser: Browser, phones: Phones) ->
     assert any(p.startswith("d1.nominate.") for p in taken), taken
     assert played.ended, "no speech was ended on its speaker's phone"
     assert played.knocked
+    assert played.record.events[-1]["winner"] == "black"
     check_frames(played, SPORT)
 
 
@@ -164,4 +165,8 @@ def test_a_whole_alliance_game_on_phones(browser: Browser, phones: Phones) -> No
     taken = {e["prompt"] for e in answers if e["accepted"]}
     assert {"n1.wolves", "n1.guard", "n1.witch_save", "n1.seer", "d1.candidates"} <= taken, taken
     assert played.ended and played.knocked
+    assert played.record.events[-1]["winner"] == "werewolves"
+    claims = [e for e in answers if e["prompt"].endswith(".explode")]
+    assert claims and str(CLAIMANT) in str(claims[0]), answers  # made on the witch's phone
+    assert not any(e["accepted"] for e in claims)  # a witch cannot explode: refused
     check_frames(played, ALLIANCE)

@@ -191,12 +191,16 @@ def table_app(
     the mix is rendered into ``offline`` as that clock moves, not played. ``phones``:
     served already (a resumed game); else the set-up screen serves them (``link``)
     when its choice is on."""
+    from narrator.phones.at_table import PhoneLink
     from narrator.screen.keys import PausableClock
+    from narrator.screen.phones import ask_on_pause
     from narrator.screen.tui import TableApp
     from narrator.screen.tui import TuiScreen
 
     clock = clock or PausableClock()
     state: dict[str, Speaking] = {}
+    held = PhoneLink(_words(prepared.catalog))  # the game's phones, once it has them
+    said = {"catalog": prepared.catalog}  # the game's language, once it is chosen
 
     def game(app: TableApp) -> int:
         chosen, ready = chosen_game(app.choice, settings, prepared)
@@ -208,6 +212,8 @@ def table_app(
             if served is None:
                 link.close()
         if served is not None:
+            held.phones = served  # a request for a held seat is answered on a day pause
+            said["catalog"] = ready.catalog
             served.for_game(ready.players, _words(ready.catalog), ready.seats_kept)
             screen, keys = served.screen(screen), served.keys(keys)
             screen.line(ready.catalog.text("phones.address", {"address": served.address}))
@@ -221,6 +227,8 @@ def table_app(
         spoken = state.get("spoken")
         if spoken is not None and spoken.mixer is not None:
             spoken.mixer.pause(paused)
+        if paused:  # a phone asking for a seat another holds: the keypad answers now
+            ask_on_pause(app, held, said["catalog"])
 
     def repeat(text: str) -> None:
         spoken = state.get("spoken")

@@ -22,6 +22,7 @@ from narrator.phones.seating import Joined
 from narrator.phones.seating import Waiting
 from narrator.rules.codec import Words
 from narrator.screen.phones import SeatRequest
+from narrator.screen.phones import ask_on_pause
 from narrator.screen.remembered import SetupChoice
 from narrator.screen.remembered import initial_values
 from narrator.screen.setup import SetupScreen
@@ -144,3 +145,36 @@ def test_english_lines_for_the_phones_row(tmp_path: Path) -> None:
     settings = TableSettings(game="halloween", phones=True, lang="en")
     (choice,) = run_with_phones(settings, tmp_path, steps)
     assert choice.settings.phones and choice.settings.lang == "en"
+
+
+def test_a_held_seat_asked_for_during_the_game_is_answered_on_a_day_pause(tmp_path: Path) -> None:
+    """Found playing by hand: once the game had begun, a phone asking for a held seat (its
+    storage cleared, a new phone) waited for a question the laptop never asked. A pause
+    by day asks it; the keypad answers; no request, no question."""
+    catalog = load_catalog("ru")
+    link = PhoneLink(lambda key, **params: catalog.text(key, params), loopback)
+    hub = link.open(5).hub
+    first = hub.join(2, None)
+    assert isinstance(first, Joined)
+
+    class Table(App[None]):
+        pass
+
+    async def main() -> None:
+        app = Table()
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert not ask_on_pause(app, link, catalog)  # nothing asked: the pause only
+            asked = hub.join(2, None)
+            assert isinstance(asked, Waiting)
+            assert ask_on_pause(app, link, catalog)
+            await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+            await pilot.press("1", "enter")
+            await until(pilot, lambda: not isinstance(app.screen, SeatRequest))
+            given = hub.granted(asked.ticket)
+            assert isinstance(given, Joined) and given.seat == 2
+            assert hub.hello(first.token) is None
+
+    try:
+        asyncio.run(main())
+    finally:
+        link.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from typing import Any
 
+from textual.app import App
 from textual.app import ComposeResult
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -71,6 +72,15 @@ def request_screen(
     if link is None or request is None or request[0] == asked:
         return None
     return SeatRequest(link, *request, catalog)
+
+
+def ask_on_pause(app: App[Any], link: PhoneLink | None, catalog: Catalog) -> bool:
+    """A day pause in the game: the oldest request for a held seat is asked over the table
+    (the keypad answers it as on the set-up screen); whether one was asked."""
+    asking = request_screen(link, catalog, None)
+    if asking is not None:
+        app.push_screen(asking)
+    return asking is not None
 
 
 class SeatRequest(ModalScreen[None]):

@@ -42,13 +42,11 @@ from narrator.unfinished import prepare_resumed
 from narrator.unfinished import scan_records
 from narrator.unfinished import unfinished_choices
 from narrator.unfinished import unfinished_games
-from narrator.voice.catalog import Catalog
 from narrator.voice.catalog import load_catalog
 
 if TYPE_CHECKING:
     from narrator.phones.at_table import PhoneLink
     from narrator.phones.at_table import Phones
-    from narrator.rules.codec import Words
     from narrator.screen.keys import PausableClock
     from narrator.screen.tui import TableApp
 
@@ -96,17 +94,13 @@ def open_phones_for(
 
     catalog = prepared.catalog
     port = prepared.phones_port or PORT  # a resumed game's, so its phones find it again
-    phones = open_phones(prepared.players, _words(catalog), host=host or ANY, port=port)
+    phones = open_phones(prepared.players, catalog.word, host=host or ANY, port=port)
     phones.hub.remember(prepared.seats_kept)
     phones.show(sys.stdout)
     if not settings.demo and sys.stdin.isatty():
         input(catalog.text("phones.ready"))
         print(catalog.text("phones.joined", {"seats": _seats(phones)}))
     return phones
-
-
-def _words(catalog: Catalog) -> Words:
-    return lambda key, **params: catalog.text(key, params)
 
 
 def _seats(phones: Phones) -> str:
@@ -199,7 +193,7 @@ def table_app(
 
     clock = clock or PausableClock()
     state: dict[str, Speaking] = {}
-    held = PhoneLink(_words(prepared.catalog))  # the game's phones, once it has them
+    held = PhoneLink(prepared.catalog.word)  # the game's phones, once it has them
     said = {"catalog": prepared.catalog}  # the game's language, once it is chosen
 
     def game(app: TableApp) -> int:
@@ -214,7 +208,7 @@ def table_app(
         if served is not None:
             held.phones = served  # a request for a held seat is answered on a day pause
             said["catalog"] = ready.catalog
-            served.for_game(ready.players, _words(ready.catalog), ready.seats_kept)
+            served.for_game(ready.players, ready.catalog.word, ready.seats_kept)
             screen, keys = served.screen(screen), served.keys(keys)
             screen.line(ready.catalog.text("phones.address", {"address": served.address}))
         screen.said(ready.catalog.text("tui.preparing"))
@@ -261,7 +255,7 @@ def play_full_screen(
     thread behind it."""
     from narrator.phones.at_table import PhoneLink
 
-    link = None if phones is not None else PhoneLink(_words(prepared.catalog))
+    link = None if phones is not None else PhoneLink(prepared.catalog.word)
     app, _ = table_app(settings, prepared, phones=phones, link=link)
     try:
         code = app.run()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import os
 import re
@@ -129,7 +130,7 @@ def parts() -> dict[str, Callable[[], str]]:
     """Every part a hand-written page may hold, by name."""
     out: dict[str, Callable[[], str]] = {"keypad": keypad_table}
     for name in GAMES:
-        out[f"switches_{name}"] = lambda name=name: switches_table(name)  # type: ignore[misc]
+        out[f"switches_{name}"] = functools.partial(switches_table, name)
     return out
 
 

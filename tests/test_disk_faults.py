@@ -101,7 +101,7 @@ def disk(tmp_path: Path) -> Iterator[Any]:
 
 def texts(lang: str) -> Any:
     catalog = load_catalog(lang)
-    return lambda key, **params: catalog.text(key, params)
+    return catalog.word
 
 
 def demo_game(records: Path, state: Path, lang: str = "en") -> subprocess.CompletedProcess[str]:

@@ -41,7 +41,7 @@ def loopback(players: int, word: Words) -> Phones:
 def run_with_phones(settings: TableSettings, folder: Path, steps: Steps) -> list[SetupChoice]:
     """The set-up screen with a phone link on loopback; ``steps``, then Start."""
     catalog = load_catalog(settings.lang)
-    link = PhoneLink(lambda key, **params: catalog.text(key, params), loopback)
+    link = PhoneLink(catalog.word, loopback)
     chosen: list[SetupChoice] = []
 
     class Host(App[None]):
@@ -152,7 +152,7 @@ def test_a_held_seat_asked_for_during_the_game_is_answered_on_a_day_pause(tmp_pa
     storage cleared, a new phone) waited for a question the laptop never asked. A pause
     by day asks it; the keypad answers; no request, no question."""
     catalog = load_catalog("ru")
-    link = PhoneLink(lambda key, **params: catalog.text(key, params), loopback)
+    link = PhoneLink(catalog.word, loopback)
     hub = link.open(5).hub
     first = hub.join(2, None)
     assert isinstance(first, Joined)

@@ -72,7 +72,7 @@ class Dialogs:
             return 0.0
         taken = done[keep]
         assert taken.answer is not None
-        shown = codec.shown(taken.answer, lambda key, **params: self.catalog.text(key, params))
+        shown = codec.shown(taken.answer, self.catalog.word)
         words = f"{labels.get(taken.id, '')} {shown}".strip()
         question = self.catalog.text("screen.confirm_undo", {"answer": words})
         return self._ask(question, Rewind(keep, taken, words))

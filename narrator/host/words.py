@@ -85,5 +85,5 @@ def timer_label(catalog: Catalog, timer: Timer) -> str:
 
 def accepted_line(catalog: Catalog, label: str, answer: Answer) -> str:
     """«4 — Принято.», after the question by day."""
-    shown = codec.shown(answer, lambda key, **params: catalog.text(key, params))
+    shown = codec.shown(answer, catalog.word)
     return f"{question_of(label)} {shown} — {catalog.text('screen.accepted')}".strip()

@@ -61,6 +61,11 @@ class Catalog(BaseModel):
         values = {name: self._value(value) for name, value in (params or {}).items()}
         return template.format(**values)
 
+    def word(self, key: str, **params: object) -> str:
+        """``text`` with its parameters as keywords: the ``codec.Words`` the rules' and the
+        phones' code take, so they need no catalog."""
+        return self.text(key, params)
+
     def _value(self, value: object) -> str:
         if isinstance(value, RoleName):
             return self.text(f"role.{value.id}")

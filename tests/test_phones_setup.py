@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App
 from textual.widgets import Static
 from textual.widgets import Switch
@@ -21,6 +22,7 @@ from narrator.phones.at_table import open_phones
 from narrator.phones.seating import Joined
 from narrator.phones.seating import Waiting
 from narrator.rules.codec import Words
+from narrator.screen.phones import TICK_S
 from narrator.screen.phones import SeatRequest
 from narrator.screen.phones import ask_on_pause
 from narrator.screen.remembered import SetupChoice
@@ -173,6 +175,44 @@ def test_a_held_seat_asked_for_during_the_game_is_answered_on_a_day_pause(tmp_pa
             given = hub.granted(asked.ticket)
             assert isinstance(given, Joined) and given.seat == 2
             assert hub.hello(first.token) is None
+
+    try:
+        asyncio.run(main())
+    finally:
+        link.close()
+
+
+def test_an_answer_and_the_tick_that_sees_it_gone_close_the_question_once(tmp_path: Path) -> None:
+    """Found by CI under load: the keypad's answer dismissed the question, and its tick,
+    seeing the request gone before the screen was popped, dismissed it again and popped
+    the screen beneath (the set-up screen, or the game's table on a day pause)."""
+    catalog = load_catalog("ru")
+    link = PhoneLink(catalog.word, loopback)
+    hub = link.open(5).hub
+    assert isinstance(hub.join(2, None), Joined)
+
+    class Table(App[None]):
+        pass
+
+    beneath = Static("the table", id="beneath")
+
+    async def main() -> None:
+        app = Table()
+        async with app.run_test(size=(80, 24)) as pilot:
+            table = app.screen
+            await table.mount(beneath)
+            for answer in ("1", "0"):
+                assert isinstance(hub.join(2, None), Waiting)
+                assert ask_on_pause(app, link, catalog)
+                await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+                question = app.screen
+                assert isinstance(question, SeatRequest)
+                assert question._answered(answer)
+                question._still_asked()  # the tick, before the pop: no second dismissal
+                question.on_key(events.Key("enter", None))  # a late Enter: ignored
+                await until(pilot, lambda: not isinstance(app.screen, SeatRequest))
+                await pilot.pause(2 * TICK_S)
+                assert app.screen is table, "the screen beneath was popped"
 
     try:
         asyncio.run(main())

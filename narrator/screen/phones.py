@@ -97,6 +97,7 @@ class SeatRequest(ModalScreen[None]):
         super().__init__()
         self.link, self.ticket, self.seat, self.catalog = link, ticket, seat, catalog
         self.typed = ""
+        self.closing = False  # dismissed once: the tick must not pop the screen beneath
 
     def compose(self) -> ComposeResult:
         yield Static(self._text(), id="seat-request")
@@ -111,11 +112,20 @@ class SeatRequest(ModalScreen[None]):
     def _still_asked(self) -> None:
         phones = self.link.phones
         if phones is None or self.ticket not in phones.hub.waiting():
+            self._close()
+
+    def _close(self) -> None:
+        """Dismissed, once: an answer and the tick that sees the request gone may meet
+        before the screen is popped, and a second dismissal would pop the screen beneath."""
+        if not self.closing:
+            self.closing = True
             self.dismiss()
 
     def on_key(self, event: Any) -> None:
         event.stop()
         event.prevent_default()
+        if self.closing:
+            return
         if event.key == "enter":
             if self._answered(self.typed):
                 return
@@ -135,5 +145,5 @@ class SeatRequest(ModalScreen[None]):
             phones.hub.confirm(self.ticket)
         else:
             phones.hub.refuse(self.ticket)
-        self.dismiss()
+        self._close()
         return True

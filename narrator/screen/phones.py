@@ -97,7 +97,6 @@ class SeatRequest(ModalScreen[None]):
         super().__init__()
         self.link, self.ticket, self.seat, self.catalog = link, ticket, seat, catalog
         self.typed = ""
-        self.closing = False  # dismissed once: the tick must not pop the screen beneath
 
     def compose(self) -> ComposeResult:
         yield Static(self._text(), id="seat-request")
@@ -116,15 +115,14 @@ class SeatRequest(ModalScreen[None]):
 
     def _close(self) -> None:
         """Dismissed, once: an answer and the tick that sees the request gone may meet
-        before the screen is popped, and a second dismissal would pop the screen beneath."""
-        if not self.closing:
-            self.closing = True
+        before the screen is removed, and a second dismissal would pop the screen beneath."""
+        if self.app.screen is self:
             self.dismiss()
 
     def on_key(self, event: Any) -> None:
         event.stop()
         event.prevent_default()
-        if self.closing:
+        if self.app.screen is not self:  # dismissed already: a late key is dropped
             return
         if event.key == "enter":
             if self._answered(self.typed):

@@ -94,6 +94,8 @@ class RulesScreen(ModalScreen[None]):
 
     def on_key(self, event: Any) -> None:
         event.stop()
+        if self.app.screen is not self:  # closed by a quicker key: this one is not its own
+            return
         page = self.query_one("#rules-page", VerticalScroll)
         if event.key in self.CLOSE:
             self.dismiss()

@@ -92,6 +92,8 @@ class HelpScreen(ModalScreen[None]):
 
     def on_key(self, event: Any) -> None:
         event.stop()  # the table behind must not take this press (it would reopen the help)
+        if self.app.screen is not self:  # two quick keys: the first closed it already, and
+            return  # a second dismissal would pop the table beneath
         if event.key in self.CLOSE:
             self.dismiss()
         elif (work := self.menu.get(event.key)) is not None:  # the keypad's P, R and Esc

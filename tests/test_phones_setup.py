@@ -13,6 +13,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.widgets import Label
 from textual.widgets import Static
 from textual.widgets import Switch
 
@@ -72,6 +73,10 @@ def panel(app: App[None]) -> str:
     return str(app.screen.query_one("#phones-panel", Static).render())
 
 
+def state(app: App[None]) -> str:
+    return str(app.screen.query_one("#state-phones", Label).render())
+
+
 def test_phones_on_show_the_address_qr_and_seats_and_a_held_seat_waits_for_the_keypad(
     tmp_path: Path,
 ) -> None:
@@ -120,10 +125,13 @@ def test_the_phones_row_switched_on_and_off_with_the_keypad(tmp_path: Path) -> N
                 break
             await pilot.press("plus")
         assert app.focused is switch
+        assert state(app) == "нет"  # in words: the switch's colours alone do not say it
         await pilot.press("enter")
         await until(pilot, lambda: link.phones is not None and "http://" in panel(app))
+        assert state(app) == "да"
         await pilot.press("enter")
         await until(pilot, lambda: link.phones is None and panel(app) == "")
+        assert state(app) == "нет"
         await pilot.press("enter")
         await until(pilot, lambda: link.phones is not None)
 

@@ -130,6 +130,7 @@ class SetupScreen(Screen[SetupChoice]):
     .row { height: auto; }
     .row Label { width: 34; padding: 1 1 0 0; }
     .row Label.remembered { color: #e0b341; }
+    .row Label.state { width: auto; padding: 1 0 0 1; }
     .row Input { width: 16; }
     .row Select { width: 30; }
     .hint { color: #8a8aa0; padding: 0 0 1 2; }
@@ -247,6 +248,16 @@ class SetupScreen(Screen[SetupChoice]):
         with Horizontal(classes="row"):
             yield label
             yield widget
+            yield from self._state(widget)
+
+    def _state(self, widget: Widget) -> ComposeResult:
+        """An on/off switch's state in words beside it: its colours alone do not say it
+        on a monochrome screen or to a colour-blind host."""
+        if isinstance(widget, Switch):
+            yield Label(self._on_off(widget.value), id=f"state-{widget.id}", classes="state")
+
+    def _on_off(self, value: bool) -> str:
+        return self.t("setup.on" if value else "setup.off")
 
     def _players_text(self) -> str:
         settings = self.values.settings
@@ -270,10 +281,8 @@ class SetupScreen(Screen[SetupChoice]):
         return text
 
     def _value_text(self, name: str, value: Any) -> str:
-        if isinstance(value, bool):
-            return self.t("setup.on" if value else "setup.off")
-        if name == "voice":
-            return self.t("setup.on") if value else self.t("setup.off")
+        if isinstance(value, bool) or name == "voice":
+            return self._on_off(bool(value))
         return self._switch_text(name, f"choice.{value}", str(value))
 
     def on_mount(self) -> None:
@@ -310,6 +319,7 @@ class SetupScreen(Screen[SetupChoice]):
             with Horizontal(classes="row"):
                 yield label
                 yield widget
+                yield from self._state(widget)
             yield Static(self._switch_text(name, "hint", spec.description or ""), classes="hint")
 
     def _options(self) -> dict[str, Any]:
@@ -511,6 +521,9 @@ class SetupScreen(Screen[SetupChoice]):
             self._preview()
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
+        with contextlib.suppress(NoMatches):  # the screen is being rebuilt
+            state = self.query_one(f"#state-{event.switch.id}", Label)
+            state.update(self._on_off(event.value))
         if event.switch.id == "phones":
             self._serve_phones(event.value)
         self._preview()

@@ -1,19 +1,27 @@
 """Two quick keys on a page over the table: the first closes it, and the second, already
 on its way to the page, must not close what lies beneath (the table, or the set-up
 screen). Found by CI under load on the phones' seat question; the help and rules pages
-take keys the same way."""
+take keys the same way, and the set-up screen its «Начать»."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import events
 from textual.app import App
 from textual.screen import Screen
+from textual.widgets import Button
 
+from narrator.screen.remembered import SetupChoice
+from narrator.screen.remembered import initial_values
 from narrator.screen.setup import RulesScreen
+from narrator.screen.setup import SetupScreen
 from narrator.screen.tui import HelpScreen
+from narrator.settings import TableSettings
+from narrator.voice.catalog import load_catalog
+from tests.test_setup_screen import started
 from tests.test_tui import until
 
 
@@ -46,3 +54,32 @@ def test_two_quick_keys_close_the_help_once() -> None:
 
 def test_two_quick_keys_close_the_rules_page_once() -> None:
     assert closed_once(lambda: RulesScreen("rules"), ("escape", "enter"))
+
+
+def test_two_quick_presses_of_start_choose_once(tmp_path: Path) -> None:
+    """Two presses of «Начать» delivered before the set-up screen is popped: one game is
+    chosen, and the screen beneath (the table's) stays."""
+    catalog = load_catalog("ru")
+    values = initial_values(TableSettings(game="onenight"), tmp_path)
+    chosen: list[SetupChoice] = []
+
+    class Table(App[None]):
+        pass
+
+    async def main() -> bool:
+        app = Table()
+        async with app.run_test(size=(80, 24)) as pilot:
+            beneath: Screen[None] = Screen()
+            await app.push_screen(beneath)
+            setup = SetupScreen(catalog, values, tmp_path)
+            await app.push_screen(setup, chosen.append)  # type: ignore[arg-type]
+            await until(pilot, lambda: started(app))
+            start = setup.query_one("#start", Button)
+            start.press()
+            start.press()
+            await until(pilot, lambda: app.screen is not setup)
+            await pilot.pause(0.2)
+            return app.screen is beneath
+
+    assert asyncio.run(main())
+    assert len(chosen) == 1

@@ -565,6 +565,8 @@ class SetupScreen(Screen[SetupChoice]):
         self.app.push_screen(RulesScreen("\n".join(p.rstrip() for p in parts if p)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if self.app.screen is not self:  # a second press already on its way: chosen once
+            return
         problem = self.query_one("#problem", Static)
         if event.button.id == "about":
             self.action_rules()

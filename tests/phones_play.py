@@ -237,6 +237,7 @@ def play(
             speeches += 1
         last_speaker = moment.speaker
         prompt = moment.prompt
+        knocking: list[tuple[int, Page]] = []  # sleeping phones, after every answer is given
         for seat, page in pages.items():
             shown = state(page)
             if shown["card"] and seat not in played.cards:
@@ -265,8 +266,10 @@ def play(
                 played.ended.append(seat)
                 tap(page, [*speaking(seat, moment), "enter"])
             elif asleep(moment, seat) and (seat, windows) not in played.knocked:
-                played.knocked.add((seat, windows))
-                tap(page, ["1", "enter"])  # a sleeping phone taps: nothing counts
+                knocking.append((seat, page))
+        for seat, page in knocking[:1]:  # one per pass: a short window's answer comes first
+            played.knocked.add((seat, windows))
+            tap(page, ["1", "enter"])  # a sleeping phone taps: nothing counts
         table.join(0.02)
     assert not failed, failed
     assert played.cards == {seat: card_of(deal, seat) for seat in pages}

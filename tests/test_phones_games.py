@@ -68,7 +68,7 @@ def halloween(prompt: Prompt, seat: int) -> str:
 
 @pytest.mark.parametrize("phones", [HALLOWEEN.players], indirect=True)
 def test_a_whole_halloween_game_on_phones(browser: Browser, phones: Phones) -> None:  # noqa: F811
-    options = {"window_s": 2, "silence_s": 0.5, "discussion_s": 0.5}
+    options = {"window_s": 3, "silence_s": 0.5, "discussion_s": 0.5}
     played = play(browser, phones, "halloween", HALLOWEEN, options, halloween)
     answers = played.answers()
     taken = {e["prompt"] for e in answers if e["accepted"]}
@@ -105,7 +105,7 @@ def hand_count(prompt: Prompt) -> str | None:
 
 @pytest.mark.parametrize("phones", [SPORT.players], indirect=True)
 def test_a_whole_sport_mafia_game_on_phones(browser: Browser, phones: Phones) -> None:  # noqa: F811
-    options = {"speech_s": 5, "last_word_s": 3, "meeting_s": 1, "check_s": 1.5, "shot_call_s": 0.4}
+    options = {"speech_s": 5, "last_word_s": 3, "meeting_s": 1, "check_s": 2.5, "shot_call_s": 0.4}
     played = play(browser, phones, "sport_mafia", SPORT, options, sport_mafia, laptop=hand_count)
     answers = played.answers()
     taken = {e["prompt"] for e in answers if e["accepted"]}
@@ -152,7 +152,7 @@ def claim(seat: int, moment: Moment) -> list[str]:
 def test_a_whole_alliance_game_on_phones(browser: Browser, phones: Phones) -> None:  # noqa: F811
     options = {
         "roles": "werewolf=3,guard=1,witch=1,seer=1,hunter=1,villager=2",
-        "window_s": 2,
+        "window_s": 3,
         "election_speech_s": 5,
         "speech_s": 5,
         "pk_speech_s": 3,

@@ -25,6 +25,7 @@ from narrator.voice.engines import VoiceInfo
 from narrator.voice.engines.festival import FestivalEngine
 from narrator.voice.engines.festival import prepared
 from narrator.voice.engines.festival import scheme_string
+from narrator.voice.engines.system import SystemEngine
 from narrator.voice.engines.system import voice_info
 from narrator.voice.engines.tempo import at_speed
 from narrator.voice.tts import SpeechCache
@@ -448,3 +449,26 @@ def test_voices_lists_every_engine_and_says_what_is_missing(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "festival  not available: Festival is not installed: apt-get install" in done.stdout
     assert "* espeak:zle/ru" in done.stdout
+
+
+def test_espeak_is_told_the_size_of_the_text_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyttsx3 tells espeak-ng ten times the text's length, and espeak copies that many
+    bytes: a read past the text's end that crashed a test worker once (SIGSEGV inside
+    Synth). The system engine tells it the text's own size, and still speaks the line."""
+    import pyttsx3.drivers._espeak as espeak
+
+    engine = SystemEngine.shared("espeak")
+    engine.voices()  # started: pyttsx3's modules are loaded and patched
+    told: list[tuple[bytes, int]] = []
+    real = espeak.cSynth
+
+    def spy(text: bytes, size: int, *rest: object) -> object:
+        told.append((text, size))
+        return real(text, size, *rest)
+
+    monkeypatch.setattr(espeak, "cSynth", spy)
+    line = "Игрок номер пять."
+    clip = engine.synthesize(line, None, 170)
+    assert told and all(size == len(text) + 1 for text, size in told), told
+    assert any(text == line.encode() for text, _ in told)
+    assert clip.seconds > 0.5

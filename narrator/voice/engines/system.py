@@ -146,6 +146,32 @@ def _driver_print(*args: object, **_: object) -> None:
     _LOGGER.debug("pyttsx3: %s", " ".join(str(a) for a in args))
 
 
+def _synth_within(espeak: Any) -> Callable[..., Any]:
+    """pyttsx3's ``_espeak.Synth``, telling espeak the text's own size.
+
+    pyttsx3 passes ten times the text's length as its size, and espeak-ng copies that
+    many bytes into its queue: a read past the end of the text, which crashes the
+    process now and then (seen once in a long test run: SIGSEGV inside Synth). The
+    text is NUL-terminated by ctypes, so its size is its length plus one.
+    """
+
+    def synth(
+        text: str | bytes,
+        position: int = 0,
+        position_type: int = 1,
+        end_position: int = 0,
+        flags: int = 0,
+        user_data: Any = None,
+    ) -> Any:
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        return espeak.cSynth(
+            data, len(data) + 1, position, position_type, end_position, flags, None, user_data
+        )
+
+    synth.within = True  # type: ignore[attr-defined]  # patched once
+    return synth
+
+
 _Job = tuple[Callable[[Any], Any], "Future[Any]"]
 
 
@@ -288,6 +314,9 @@ class SystemEngine:
         module = sys.modules.get(f"pyttsx3.drivers.{self.driver}")
         if module is not None:
             module.print = _driver_print  # type: ignore[attr-defined]
+        espeak: Any = sys.modules.get("pyttsx3.drivers._espeak")
+        if espeak is not None and not getattr(espeak.Synth, "within", False):
+            espeak.Synth = _synth_within(espeak)
         return engine
 
     def _list_voices(self, engine: Any) -> list[VoiceInfo]:
@@ -298,7 +327,7 @@ class SystemEngine:
         return voices
 
     def _espeak_idle(self) -> None:
-        espeak = sys.modules.get("pyttsx3.drivers._espeak")
+        espeak: Any = sys.modules.get("pyttsx3.drivers._espeak")
         if espeak is None:
             return
         deadline = time.monotonic() + RENDER_TIMEOUT_S

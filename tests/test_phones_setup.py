@@ -73,6 +73,11 @@ def panel(app: App[None]) -> str:
     return str(app.screen.query_one("#phones-panel", Static).render())
 
 
+def asking(app: App[None]) -> bool:
+    """The seat question is on the screen, drawn (a pushed screen composes a moment later)."""
+    return isinstance(app.screen, SeatRequest) and bool(app.screen.query("#seat-request"))
+
+
 def state(app: App[None]) -> str:
     return str(app.screen.query_one("#state-phones", Label).render())
 
@@ -93,7 +98,7 @@ def test_phones_on_show_the_address_qr_and_seats_and_a_held_seat_waits_for_the_k
         # Another phone asks for seat 3: the laptop asks, the keypad answers.
         asked = hub.join(3, None)
         assert isinstance(asked, Waiting)
-        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        await until(pilot, lambda: asking(app))
         text = str(app.screen.query_one("#seat-request", Static).render())
         assert "место 3" in text and "1 Enter" in text and "0 Enter" in text
         await pilot.press("7", "enter")  # neither answer: wiped, still asked
@@ -104,7 +109,7 @@ def test_phones_on_show_the_address_qr_and_seats_and_a_held_seat_waits_for_the_k
         assert hub.hello(first.token) == 3
         again = hub.join(3, None)
         assert isinstance(again, Waiting)
-        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        await until(pilot, lambda: asking(app))
         await pilot.press("1", "enter")
         await until(pilot, lambda: isinstance(app.screen, SetupScreen))
         given = hub.granted(again.ticket)
@@ -147,7 +152,7 @@ def test_english_lines_for_the_phones_row(tmp_path: Path) -> None:
         assert isinstance(asked, Joined)
         waiting = link.phones.hub.join(1, None)
         assert isinstance(waiting, Waiting)
-        await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+        await until(pilot, lambda: asking(app))
         assert "seat 1" in str(app.screen.query_one("#seat-request", Static).render())
         await pilot.press("0", "enter")
         await until(pilot, lambda: isinstance(app.screen, SetupScreen))
@@ -177,7 +182,7 @@ def test_a_held_seat_asked_for_during_the_game_is_answered_on_a_day_pause(tmp_pa
             asked = hub.join(2, None)
             assert isinstance(asked, Waiting)
             assert ask_on_pause(app, link, catalog)
-            await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+            await until(pilot, lambda: asking(app))
             await pilot.press("1", "enter")
             await until(pilot, lambda: not isinstance(app.screen, SeatRequest))
             given = hub.granted(asked.ticket)
@@ -212,7 +217,7 @@ def test_an_answer_and_the_tick_that_sees_it_gone_close_the_question_once(tmp_pa
             for answer in ("1", "0"):
                 assert isinstance(hub.join(2, None), Waiting)
                 assert ask_on_pause(app, link, catalog)
-                await until(pilot, lambda: isinstance(app.screen, SeatRequest))
+                await until(pilot, lambda: asking(app))
                 question = app.screen
                 assert isinstance(question, SeatRequest)
                 assert question._answered(answer)

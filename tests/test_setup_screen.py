@@ -155,6 +155,8 @@ def test_the_rules_page_opens_with_slash_and_scrolls_with_8_and_2(tmp_path: Path
     async def steps(pilot: Any, app: App[None]) -> None:
         await pilot.press("slash")
         await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        first_line = load_catalog("ru").text("setup.halloween.about.summary").splitlines()[0]
+        await until(pilot, lambda: first_line.strip() in "\n".join(screen_rows(app)))  # drawn
         pages.append("\n".join(screen_rows(app)))
         for _ in range(30):
             await pilot.press("2")

@@ -9,11 +9,13 @@ nobody takes a neighbour's seat, and with it his card, by tapping its number.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 from typing import Any
 
 from textual.app import App
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -132,7 +134,8 @@ class SeatRequest(ModalScreen[None]):
             self.typed = self.typed[:-1]
         elif event.character and event.character.isdigit():
             self.typed = (self.typed + event.character)[-2:]
-        self.query_one("#seat-request", Static).update(self._text())
+        with contextlib.suppress(NoMatches):  # a key before it is drawn: drawn with it
+            self.query_one("#seat-request", Static).update(self._text())
 
     def _answered(self, typed: str) -> bool:
         """Whether ``typed`` answered the request (then the screen is closing)."""

@@ -6,8 +6,10 @@ take keys the same way, and the set-up screen its «Начать»."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -24,9 +26,12 @@ from narrator.voice.catalog import load_catalog
 from tests.test_setup_screen import started
 from tests.test_tui import until
 
+Shown = Callable[[Any, App[None]], Awaitable[Screen[Any]]]
 
-def closed_once(page: Callable[[], HelpScreen | RulesScreen], keys: tuple[str, ...]) -> bool:
-    """Whether the screen beneath is still there after ``keys`` reach ``page`` at once."""
+
+def beneath_stays(show: Shown) -> bool:
+    """Whether a screen beneath stays after ``show`` puts a page over it and hands that
+    page two inputs at once (``show`` returns the page)."""
 
     class Table(App[None]):
         pass
@@ -36,15 +41,25 @@ def closed_once(page: Callable[[], HelpScreen | RulesScreen], keys: tuple[str, .
         async with app.run_test(size=(80, 24)) as pilot:
             beneath: Screen[None] = Screen()
             await app.push_screen(beneath)
-            shown = page()
-            await app.push_screen(shown)
-            for key in keys:  # both delivered before the pop is done
-                shown.on_key(events.Key(key, None))
+            shown = await show(pilot, app)
             await until(pilot, lambda: app.screen is not shown)
-            await pilot.pause(0.1)
+            await pilot.pause(0.2)
             return app.screen is beneath
 
     return asyncio.run(main())
+
+
+def closed_once(page: Callable[[], HelpScreen | RulesScreen], keys: tuple[str, ...]) -> bool:
+    """Whether the screen beneath is still there after ``keys`` reach ``page`` at once."""
+
+    async def show(pilot: Any, app: App[None]) -> Screen[Any]:
+        shown = page()
+        await app.push_screen(shown)
+        for key in keys:  # both delivered before the pop is done
+            shown.on_key(events.Key(key, None))
+        return shown
+
+    return beneath_stays(show)
 
 
 def test_two_quick_keys_close_the_help_once() -> None:
@@ -63,23 +78,14 @@ def test_two_quick_presses_of_start_choose_once(tmp_path: Path) -> None:
     values = initial_values(TableSettings(game="onenight"), tmp_path)
     chosen: list[SetupChoice] = []
 
-    class Table(App[None]):
-        pass
+    async def show(pilot: Any, app: App[None]) -> Screen[Any]:
+        setup = SetupScreen(catalog, values, tmp_path)
+        await app.push_screen(setup, chosen.append)  # type: ignore[arg-type]
+        await until(pilot, lambda: started(app))
+        start = setup.query_one("#start", Button)
+        start.press()
+        start.press()
+        return setup
 
-    async def main() -> bool:
-        app = Table()
-        async with app.run_test(size=(80, 24)) as pilot:
-            beneath: Screen[None] = Screen()
-            await app.push_screen(beneath)
-            setup = SetupScreen(catalog, values, tmp_path)
-            await app.push_screen(setup, chosen.append)  # type: ignore[arg-type]
-            await until(pilot, lambda: started(app))
-            start = setup.query_one("#start", Button)
-            start.press()
-            start.press()
-            await until(pilot, lambda: app.screen is not setup)
-            await pilot.pause(0.2)
-            return app.screen is beneath
-
-    assert asyncio.run(main())
+    assert beneath_stays(show)
     assert len(chosen) == 1

@@ -71,7 +71,7 @@ class PhoneLink:
     def __init__(self, word: Words, opener: Opener | None = None) -> None:
         self.word = word
         self.phones: Phones | None = None
-        self._opener: Opener = opener or (lambda players, said: open_phones(players, said))
+        self._opener: Opener = opener or open_phones
 
     def open(self, players: int) -> Phones:
         """Serving (started now, or already): an OSError when the laptop cannot."""

@@ -101,8 +101,7 @@ class Seating:
                 return seat
         for seat, kept in list(self._awaited.items()):
             if hmac.compare_digest(kept_digest(token, kept.split(":")[0]), kept):
-                del self._awaited[seat]
-                self._bind(seat, token)
+                self._bind(seat, token)  # no longer awaited
                 return seat
         return None
 

@@ -233,7 +233,7 @@ class SetupScreen(Screen[SetupChoice]):
             options = [(self._choice_text(name, choice), choice) for choice in choices]
             return Select(options, value=value, allow_blank=False, id=name)
         if name == "players":
-            return Input(self._players_text(), id=name)
+            return Input(str(self._players()), id=name)
         return Input(_field_text(value), id=name)
 
     def _choice_text(self, name: str, choice: object) -> str:
@@ -259,9 +259,10 @@ class SetupScreen(Screen[SetupChoice]):
     def _on_off(self, value: bool) -> str:
         return self.t("setup.on" if value else "setup.off")
 
-    def _players_text(self) -> str:
+    def _players(self) -> int:
+        """The players the shown settings give (the game's default when none is typed)."""
         settings = self.values.settings
-        return str(settings.players or default_players(get_variant(settings.game)))
+        return settings.players or default_players(get_variant(settings.game))
 
     def _remembered_text(self) -> str:
         """The remembered settings in use, by name; empty when there are none."""
@@ -530,9 +531,7 @@ class SetupScreen(Screen[SetupChoice]):
 
     def _serve_phones(self, on: bool) -> None:
         """The phones' server on (the players join while the host sets up) or off."""
-        settings = self.values.settings
-        players = settings.players or default_players(get_variant(settings.game))
-        failed = switched(self.phones, on, players)  # the count typed follows (_preview)
+        failed = switched(self.phones, on, self._players())  # the count typed follows (_preview)
         if failed is not None:
             reason = failed.strerror or str(failed)
             self.query_one("#problem", Static).update(self.t("phones.failed", reason=reason))

@@ -212,7 +212,8 @@ def table_app(
             screen, keys = served.screen(screen), served.keys(keys)
             screen.line(ready.catalog.text("phones.address", {"address": served.address}))
         screen.said(ready.catalog.text("tui.preparing"))
-        spoken = speaking(chosen, ready, screen, clock, progress=None, offline=offline)
+        stop = app.keys.stopping  # a stop signal cuts a line short (no key is read meanwhile)
+        spoken = speaking(chosen, ready, screen, clock, progress=None, offline=offline, stop=stop)
         state["spoken"] = spoken
         hub = None if served is None else served.hub
         return spoken_game(chosen, ready, screen, keys, spoken, clock, phones=hub)

@@ -185,12 +185,14 @@ def speaking(
     clock: Clock,
     progress: Callable[[int, int], None] | None = progress_bar,
     offline: Callable[[Mixer], OfflineOutput] | None = None,
+    stop: Callable[[], None] | None = None,
 ) -> Speaking:
     """Printed lines only, or speech and knocks through the sound card (or a WAV file).
 
     No voice to speak with gives printed lines; a missing voice or voice pack, the
     next best (``speech_source``); either is said once before the game. With
     ``offline`` the mix is rendered as ``clock`` (a virtual clock over that output) moves.
+    ``stop`` raises Terminated once a stop signal came: a line being said is cut short.
     """
     if settings.voice is None:
         return Speaking(PrintVoice(screen), Silence())
@@ -224,7 +226,7 @@ def speaking(
         output = FileOutput(mixer, path)
     output.start()
     hold = watch.hold if watch is not None else None
-    voice = AudioVoice(source, mixer, output.playback, clock, False, screen, hold=hold)
+    voice = AudioVoice(source, mixer, output.playback, clock, False, screen, hold=hold, stop=stop)
     for key in fallbacks:
         voice.say(key, prepared.catalog.text(key))
     return Speaking(voice, NightSound(mixer, settings.ticks), output, mixer, watch)

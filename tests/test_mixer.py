@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import random
+import signal
 
 import numpy as np
 import pytest
 
 from narrator.clocks import RealClock
 from narrator.host.audio import AudioVoice
+from narrator.ports import Terminated
+from narrator.screen.keys import PausableClock
+from narrator.screen.keys import TuiKeys
 from narrator.sound.clip import MIX_RATE
 from narrator.sound.clip import Clip
 from narrator.sound.knocks import KnockBed
@@ -166,3 +170,30 @@ def test_a_line_asked_again_and_again_is_queued_once_and_the_next_waits_for_it()
         mixer.say(tone(1.5))
     voice.say("", "Player number 8 has the floor.")  # (raised "the sound output stalled")
     assert voice.timeline[-1].end - voice.timeline[-1].start == pytest.approx(1.5, abs=0.01)
+
+
+def test_a_stop_signal_cuts_a_line_short() -> None:
+    """SIGTERM on the full screen while a night's lines are said: the game stops
+    mid-line (its record says «aborted», its farewell is printed), as the text host
+    does, instead of saying lines until the screen gives up on it (found by hand: a
+    signal between two windows left a record cut short and no farewell)."""
+    mixer = Mixer()
+    playback = PacedPlayback(mixer)
+    keys = TuiKeys(PausableClock())
+    checks: list[int] = []
+
+    def stop() -> None:
+        checks.append(len(checks))
+        if len(checks) == 3:  # the signal comes a third of a second into the line
+            keys.terminate(signal.SIGTERM)
+        keys.stopping()
+
+    voice = AudioVoice(Lines(), mixer, playback, RealClock(), False, stop=stop)
+    with pytest.raises(Terminated) as stopped:
+        voice.say("", "The werewolves wake up.")
+    assert stopped.value.signum == signal.SIGTERM
+    assert len(checks) == 3 and voice.timeline == []  # not said to its end
+    other = Mixer()
+    quiet = AudioVoice(Lines(), other, PacedPlayback(other), RealClock(), False)
+    quiet.say("", "Nobody stops this one.")  # no stop given: said whole
+    assert len(quiet.timeline) == 1

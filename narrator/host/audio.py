@@ -55,6 +55,7 @@ class AudioVoice:
     printer: Screen | None = None
     timeline: list[SpokenLine] = field(default_factory=list)
     hold: Callable[[], bool] | None = None  # True when it kept the game waiting (a lost device)
+    stop: Callable[[], None] | None = None  # raises Terminated once the program must stop
     _repeating: int | None = field(default=None, init=False, repr=False)
 
     def repeat(self, text: str) -> None:
@@ -76,6 +77,8 @@ class AudioVoice:
         else:
             waited = 0.0
             while not self.playback.wait(token, timeout=WAIT_S):
+                if self.stop is not None:
+                    self.stop()  # a stop signal: the game stops mid-line, as the text host
                 if self.hold is not None and self.hold():
                     waited = 0.0  # the line starts again from its beginning
                     continue

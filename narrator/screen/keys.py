@@ -43,11 +43,16 @@ class TuiKeys:
 
     def read(self, timeout: float) -> str | None:
         key = self.clock.wait_key(self.keys, timeout)
-        if self.signum is not None:
-            raise Terminated(self.signum)
+        self.stopping()
         if key is None:
             return None
         return None if self.clock.paused and key != INTERRUPT else key
+
+    def stopping(self) -> None:
+        """Raises Terminated once a stop signal came: at a read of a key, and while a line
+        is said (a night's lines run several seconds with no key read)."""
+        if self.signum is not None:
+            raise Terminated(self.signum)
 
     def terminate(self, signum: int) -> None:
         """SIGTERM or SIGHUP: the game stops at its next read of a key (one is woken)."""
